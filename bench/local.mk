@@ -1,0 +1,1 @@
+# bench/ adds its sources, tests and scripts here.

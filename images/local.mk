@@ -1,0 +1,1 @@
+# images/ adds its sources, tests and scripts here.

@@ -1,0 +1,1 @@
+# mirror/ adds its sources, tests and scripts here.

@@ -1,0 +1,1 @@
+# places/container/ adds its sources, tests and scripts here.

@@ -1,0 +1,1 @@
+# places/egress/ adds its sources, tests and scripts here.

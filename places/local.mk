@@ -1,0 +1,1 @@
+# places/ adds its sources, tests and scripts here.

@@ -1,0 +1,48 @@
+/* The interface every place implements: container, ssh:HOST and cloud sit behind it. */
+#ifndef CONCH_PLACE_H
+#define CONCH_PLACE_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "src/error.h"
+#include "src/settings.h"
+
+/* One command to run, as `run` resolved it. Everything is borrowed. */
+struct cp_run_request {
+    const char *place;   /* as typed or saved: "container", "ssh:HOST", "cloud" */
+    char *const *argv;   /* the command, NULL-terminated */
+    const char *workdir; /* the work folder's real absolute path */
+    const char *chat;    /* whose copy or sandbox */
+    bool sealed;         /* false with --unsealed */
+    bool interactive;    /* -i: pass standard input on */
+    const char *engine;  /* docker | podman | auto */
+    const char *image;   /* NULL: the place's default */
+    const struct cp_config *config;
+};
+
+struct cp_place_ops {
+    const char *name; /* "container", "ssh:" (a prefix) or "cloud" */
+    bool is_prefix;
+    /* Readies the place (engine found, image present, copy synced). *state_out is the place's. */
+    int (*prepare)(const struct cp_run_request *req, void **state_out, cp_error_t *err);
+    /* Runs the command; *status_out is its exit status as the shell would report it. */
+    int (*run)(void *state, const struct cp_run_request *req, int *status_out, cp_error_t *err);
+    /* Frees what prepare made, removing anything left on the far side. */
+    void (*release)(void *state);
+    /* doctor: checks end to end, printing one line a check; fails with one action. */
+    int (*check)(const char *place, const struct cp_config *cfg, cp_error_t *err);
+    /* places: appends {"place", "ready", "next"} objects to the array. */
+    int (*describe)(const struct cp_config *cfg, json_object *places, cp_error_t *err);
+    /* clean: removes what a crash left behind. */
+    int (*clean)(const struct cp_config *cfg, cp_error_t *err);
+};
+
+/* The table of places; NULL-terminated. */
+extern const struct cp_place_ops *const cp_places[];
+
+/* The ops serving a place name, or NULL with err set (naming the known places). */
+const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err);
+
+#endif

@@ -1,0 +1,140 @@
+/* Option parsing and usage text for every subcommand, from each command's one table. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "src/command.h"
+#include "src/util.h"
+
+const struct cp_command *cp_command_find(const char *name)
+{
+    for (size_t i = 0; cp_commands[i] != NULL; i++)
+        if (strcmp(cp_commands[i]->name, name) == 0)
+            return cp_commands[i];
+    return NULL;
+}
+
+static int find_long(const struct cp_option *opts, const char *name, size_t len)
+{
+    for (int i = 0; opts != NULL && opts[i].long_name != NULL; i++)
+        if (strlen(opts[i].long_name) == len && strncmp(opts[i].long_name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static int find_short(const struct cp_option *opts, char c)
+{
+    for (int i = 0; opts != NULL && opts[i].long_name != NULL; i++)
+        if (opts[i].short_name == c)
+            return i;
+    return -1;
+}
+
+static int take_value(const struct cp_command *cmd, int idx, const char *inline_val, int argc,
+                      char **argv, int *i, struct cp_parsed *out, cp_error_t *err)
+{
+    const struct cp_option *o = &cmd->options[idx];
+    if (o->arg_name == NULL) {
+        if (inline_val != NULL)
+            return cp_error_make(err, CP_ERR_USAGE, 0, "%s: --%s takes no value", cmd->name,
+                                 o->long_name);
+        out->values[idx] = "";
+        return 0;
+    }
+    if (inline_val == NULL) {
+        if (*i + 1 >= argc)
+            return cp_error_make(err, CP_ERR_USAGE, 0, "%s: --%s needs a value (%s)", cmd->name,
+                                 o->long_name, o->arg_name);
+        inline_val = argv[++*i];
+    }
+    out->values[idx] = inline_val;
+    return 0;
+}
+
+static int parse_one(const struct cp_command *cmd, int argc, char **argv, int *i,
+                     struct cp_parsed *out, cp_error_t *err)
+{
+    const char *a = argv[*i];
+    int idx;
+    if (a[1] == '-') {
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        idx = find_long(cmd->options, name, eq ? (size_t)(eq - name) : strlen(name));
+        if (idx < 0)
+            return cp_error_make(err, CP_ERR_USAGE, 0, "%s: unknown option '%s'", cmd->name, a);
+        return take_value(cmd, idx, eq ? eq + 1 : NULL, argc, argv, i, out, err);
+    }
+    if (a[2] != '\0')
+        return cp_error_make(err, CP_ERR_USAGE, 0, "%s: unknown option '%s' (one letter a dash)",
+                             cmd->name, a);
+    idx = find_short(cmd->options, a[1]);
+    if (idx < 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "%s: unknown option '%s'", cmd->name, a);
+    return take_value(cmd, idx, NULL, argc, argv, i, out, err);
+}
+
+int cp_command_parse(const struct cp_command *cmd, int argc, char **argv, struct cp_parsed *out,
+                     cp_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->rest = xcalloc((size_t)argc + 1, sizeof(char *));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (++i < argc)
+                out->rest[out->nrest++] = argv[i];
+            break;
+        }
+        if (a[0] == '-' && a[1] != '\0') {
+            int r = parse_one(cmd, argc, argv, &i, out, err);
+            if (r < 0)
+                return r;
+            continue;
+        }
+        out->rest[out->nrest++] = argv[i];
+        if (cmd->stop_at_positional) {
+            while (++i < argc)
+                out->rest[out->nrest++] = argv[i];
+            break;
+        }
+    }
+    return 0;
+}
+
+const char *cp_arg(const struct cp_parsed *args, const struct cp_command *cmd,
+                   const char *long_name)
+{
+    int idx = find_long(cmd->options, long_name, strlen(long_name));
+    if (idx < 0)
+        abort();
+    return args->values[idx];
+}
+
+void cp_command_usage(const struct cp_command *cmd, FILE *out)
+{
+    fprintf(out, "usage: conch-place %s %s\n%s\n", cmd->name, cmd->synopsis, cmd->summary);
+    if (cmd->options == NULL || cmd->options[0].long_name == NULL)
+        return;
+    fputs("\noptions:\n", out);
+    for (const struct cp_option *o = cmd->options; o->long_name != NULL; o++) {
+        char left[64];
+        snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
+                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->long_name,
+                 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+        fprintf(out, "  %-28s %s\n", left + (o->short_name ? 0 : 1), o->help);
+    }
+}
+
+void cp_commands_overview(FILE *out)
+{
+    fputs("usage: conch-place COMMAND [OPTIONS] [ARGS]\n"
+          "Runs one command in a sealed work place and hands back its output, exit code and "
+          "files.\n\ncommands:\n",
+          out);
+    for (size_t i = 0; cp_commands[i] != NULL; i++)
+        fprintf(out, "  %-14s %s\n", cp_commands[i]->name, cp_commands[i]->summary);
+    fputs("\n'conch-place help COMMAND' shows a command's options. "
+          "Exit status of run: the command's own; 125 when the place fails.\n",
+          out);
+}

@@ -1,0 +1,50 @@
+/* A subcommand: its name, its options (one table, usage generated from it) and its handler. */
+#ifndef CONCH_COMMAND_H
+#define CONCH_COMMAND_H
+
+#include <stdio.h>
+
+#include "src/error.h"
+
+struct cp_option {
+    const char *long_name; /* without the dashes */
+    char short_name;       /* 0 for none */
+    const char *arg_name;  /* NULL for a flag */
+    const char *help;
+};
+
+struct cp_parsed {
+    const char *values[16]; /* per option index: its argument, or "" for a set flag, or NULL */
+    char **rest;            /* positional arguments (borrowed from argv) */
+    int nrest;
+};
+
+struct cp_command {
+    const char *name;
+    const char *synopsis; /* after the name, e.g. "[OPTIONS] -- COMMAND [ARG...]" */
+    const char *summary;
+    const struct cp_option *options; /* terminated by a zeroed entry */
+    /* Returns the process's exit status (>= 0), or a negative cp_code with err set. */
+    int (*handler)(const struct cp_parsed *args, cp_error_t *err);
+    /* Exit status when the handler fails (run uses 125). */
+    int failure_status;
+    /* Options stop at the first positional (run's COMMAND). */
+    int stop_at_positional;
+};
+
+extern const struct cp_command *const cp_commands[];
+
+const struct cp_command *cp_command_find(const char *name);
+
+/* Parses argv (argv[0] is the command name) against the command's table. */
+int cp_command_parse(const struct cp_command *cmd, int argc, char **argv, struct cp_parsed *out,
+                     cp_error_t *err);
+
+/* Index of an option in cmd's table by long name; aborts on a typo in our own code. */
+const char *cp_arg(const struct cp_parsed *args, const struct cp_command *cmd,
+                   const char *long_name);
+
+void cp_command_usage(const struct cp_command *cmd, FILE *out);
+void cp_commands_overview(FILE *out);
+
+#endif

@@ -1,0 +1,15 @@
+/* The table of subcommands; each lives in its own src/cmd-*.c. */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "src/command.h"
+
+extern const struct cp_command cp_cmd_config, cp_cmd_help, cp_cmd_version;
+
+const struct cp_command *const cp_commands[] = {
+    &cp_cmd_config,
+    &cp_cmd_help,
+    &cp_cmd_version,
+    NULL,
+};

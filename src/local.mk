@@ -1,0 +1,14 @@
+# src/: entry, commands and shared plumbing.
+libconch_la_SOURCES += \
+	src/error.c src/error.h \
+	src/util.c src/util.h \
+	src/buf.c src/buf.h \
+	src/log.c src/log.h \
+	src/json.c src/json.h \
+	src/paths.c src/paths.h \
+	src/hostname.c src/hostname.h \
+	src/settings.c src/settings.h \
+	src/command.c src/command.h \
+	src/commands.c \
+	src/cmd-help.c \
+	src/cmd-config.c

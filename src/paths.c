@@ -1,0 +1,96 @@
+/* Home folders, and whole-file reads and atomic writes for the files conch-place owns. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/buf.h"
+#include "src/paths.h"
+#include "src/util.h"
+
+int cp_home_dir(char **out, cp_error_t *err)
+{
+    const char *h = getenv("HOME");
+    if (h != NULL && h[0] == '/') {
+        *out = xstrdup(h);
+        return 0;
+    }
+    struct passwd *pw = getpwuid(getuid());
+    if (pw == NULL || pw->pw_dir == NULL || pw->pw_dir[0] != '/')
+        return cp_error_make(err, CP_ERR_NOT_FOUND, 0,
+                             "no home folder: HOME is unset and uid %u "
+                             "has no entry in the password database",
+                             (unsigned)getuid());
+    *out = xstrdup(pw->pw_dir);
+    return 0;
+}
+
+int cp_conch_home(int create, char **out, cp_error_t *err)
+{
+    cleanup_free char *dir = NULL;
+    const char *env = getenv("CONCH_HOME");
+    if (env != NULL && env[0] != '\0') {
+        if (env[0] != '/')
+            return cp_error_make(err, CP_ERR_USAGE, 0, "CONCH_HOME='%s' is not an absolute path",
+                                 env);
+        dir = xstrdup(env);
+    } else {
+        cleanup_free char *home = NULL;
+        if (cp_home_dir(&home, err) < 0)
+            return cp_error_code(err);
+        dir = xasprintf("%s/.conch", home);
+    }
+    if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
+    *out = steal_pointer(&dir);
+    return 0;
+}
+
+int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
+                         cp_error_t *err)
+{
+    cleanup_free char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    cleanup_close int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write %s", tmp);
+    if (fchmod(fd, mode) < 0 || cp_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return cp_error_make(err, CP_ERR_FAILED, e, "cannot write %s", tmp);
+    }
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return cp_error_make(err, CP_ERR_FAILED, e, "cannot replace %s", path);
+    }
+    return 0;
+}
+
+int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_error_t *err)
+{
+    cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cp_error_make(err, errno == ENOENT ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, errno,
+                             "cannot read %s", path);
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, max);
+    char chunk[8192];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read %s", path);
+        if (n == 0)
+            break;
+        if (cp_buf_append(&b, chunk, (size_t)n) < 0)
+            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "%s is larger than %zu bytes", path, max);
+    }
+    if (len_out != NULL)
+        *len_out = b.len;
+    *out = cp_buf_steal(&b);
+    return 0;
+}

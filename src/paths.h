@@ -1,0 +1,17 @@
+/* Where conch-place keeps its files: ~ and $CONCH_HOME, as DESIGN.md defines them. */
+#ifndef CONCH_PATHS_H
+#define CONCH_PATHS_H
+
+#include "src/error.h"
+
+/* $HOME where set, else the password database's home; the caller frees *out. */
+int cp_home_dir(char **out, cp_error_t *err);
+/* $CONCH_HOME, else ~/.conch; created (0700) when create is set. */
+int cp_conch_home(int create, char **out, cp_error_t *err);
+/* Writes data to path through a temporary file and a rename, with the given mode. */
+int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
+                         cp_error_t *err);
+/* Reads a whole file of at most max bytes; CP_ERR_NOT_FOUND when it is absent. */
+int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_error_t *err);
+
+#endif

@@ -1,0 +1,138 @@
+/* Cleanup helpers and allocation that never returns NULL. */
+#include "config.h"
+
+#include "src/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+void cp_cleanup_freep(void *p)
+{
+    free(*(void **)p);
+}
+
+void cp_cleanup_closep(int *fd)
+{
+    if (*fd >= 0) {
+        int saved = errno;
+        close(*fd);
+        errno = saved;
+    }
+}
+
+void cp_cleanup_fclosep(FILE **f)
+{
+    if (*f != NULL)
+        fclose(*f);
+}
+
+void cp_cleanup_closedirp(DIR **d)
+{
+    if (*d != NULL)
+        closedir(*d);
+}
+
+void cp_cleanup_strvp(char ***v)
+{
+    cp_strv_free(*v);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p == NULL)
+        abort();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+    void *p = calloc(n ? n : 1, m ? m : 1);
+    if (p == NULL)
+        abort();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (q == NULL)
+        abort();
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (p == NULL)
+        abort();
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *out = NULL;
+    va_start(ap, fmt);
+    int r = vasprintf(&out, fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        abort();
+    return out;
+}
+
+int cp_parse_long(const char *s, long min, long max, long *out)
+{
+    if (s == NULL || *s == '\0' || (*s != '-' && (*s < '0' || *s > '9')))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cp_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+void cp_strv_free(char **v)
+{
+    if (v == NULL)
+        return;
+    for (char **p = v; *p != NULL; p++)
+        free(*p);
+    free(v);
+}
+
+size_t cp_strv_len(char *const *v)
+{
+    size_t n = 0;
+    while (v != NULL && v[n] != NULL)
+        n++;
+    return n;
+}
+
+void cp_free_secret(char *s)
+{
+    if (s == NULL)
+        return;
+    explicit_bzero(s, strlen(s));
+    free(s);
+}

@@ -1,0 +1,1 @@
+# tests/ adds its sources, tests and scripts here.
