@@ -1,1 +1,27 @@
-# tests/ adds its sources, tests and scripts here.
+# tests/: unit tests (cmocka), fuzz targets and their corpus replays, integration scripts.
+#
+# A fuzz target tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput. It is built twice:
+# with --enable-fuzzers (clang) as a libFuzzer program, and always as replay_NAME, which
+# runs every file of tests/fuzz/corpus/NAME/ once in `make check`.
+
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_settings
+tests_fuzz_fuzz_settings_SOURCES = tests/fuzz/fuzz_settings.c
+tests_fuzz_fuzz_settings_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_settings_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_settings
+tests_fuzz_replay_settings_SOURCES = tests/fuzz/fuzz_settings.c tests/fuzz/replay.c
+tests_fuzz_replay_settings_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/settings\"
+tests_fuzz_replay_settings_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_settings
+EXTRA_DIST += tests/fuzz/corpus
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_settings
+tests_unit_test_settings_SOURCES = tests/unit/test_settings.c
+tests_unit_test_settings_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_settings_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_settings
+endif
