@@ -1,1 +1,2 @@
-# places/ adds its sources, tests and scripts here.
+# places/: the place interface and its table.
+libconch_la_SOURCES += places/place.h places/places.c

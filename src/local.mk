@@ -12,3 +12,10 @@ libconch_la_SOURCES += \
 	src/commands.c \
 	src/cmd-help.c \
 	src/cmd-config.c
+libconch_la_SOURCES += \
+	src/http.c src/http.h \
+	src/signals.c src/signals.h \
+	src/cmd-run.c \
+	src/cmd-clean.c \
+	src/cmd-places.c \
+	src/cmd-image.c

@@ -1,1 +1,11 @@
-# places/container/ adds its sources, tests and scripts here.
+# places/container/: the engine client, the box and its seal, images, leftovers.
+libconch_la_SOURCES += \
+	places/container/engine.c places/container/engine.h \
+	places/container/engine-discover.c \
+	places/container/stream.c places/container/stream.h \
+	places/container/box-spec.c places/container/box-spec.h \
+	places/container/box.c places/container/box.h \
+	places/container/protect.c places/container/protect.h \
+	places/container/images.c places/container/images.h \
+	places/container/leftovers.c places/container/leftovers.h \
+	places/container/place-container.c

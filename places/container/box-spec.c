@@ -1,0 +1,127 @@
+/* Builds the create body with json-c (never by pasting strings): the seal, row by row. */
+#include "config.h"
+
+#include <string.h>
+
+#include "places/container/box-spec.h"
+#include "src/util.h"
+
+#define GIB (1024LL * 1024 * 1024)
+
+static json_object *strv_array(char *const *v)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(v[i]));
+    return a;
+}
+
+static json_object *bind_mount(const char *src, const char *dst, bool ro)
+{
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "Type", json_object_new_string("bind"));
+    json_object_object_add(m, "Source", json_object_new_string(src));
+    json_object_object_add(m, "Target", json_object_new_string(dst));
+    json_object_object_add(m, "ReadOnly", json_object_new_boolean(ro));
+    return m;
+}
+
+static json_object *mounts(const struct cp_box_spec *s)
+{
+    json_object *a = json_object_new_array();
+    json_object_array_add(a, bind_mount(s->workdir, s->workdir, false));
+    if (s->sealed && s->git_is_present) {
+        cleanup_free char *git = xasprintf("%s/.git", s->workdir);
+        json_object_array_add(a, bind_mount(git, git, true));
+    }
+    for (size_t i = 0; s->protected_files != NULL && s->protected_files[i] != NULL; i++)
+        json_object_array_add(a, bind_mount(s->empty_file, s->protected_files[i], true));
+    return a;
+}
+
+/* Podman adds unbounded writable tmpfs on /var/tmp and /run to read-only boxes unless
+ * something is mounted there; bounding them ourselves keeps both engines alike. */
+static json_object *tmpfs(const struct cp_box_spec *s)
+{
+    json_object *t = json_object_new_object();
+    json_object_object_add(t, "/tmp",
+                           json_object_new_string("rw,exec,nosuid,nodev,size=2g,mode=1777"));
+    json_object_object_add(t, "/var/tmp", json_object_new_string("rw,nosuid,nodev,size=64m"));
+    json_object_object_add(t, "/run", json_object_new_string("rw,nosuid,nodev,size=16m"));
+    for (size_t i = 0; s->protected_dirs != NULL && s->protected_dirs[i] != NULL; i++)
+        json_object_object_add(t, s->protected_dirs[i],
+                               json_object_new_string("ro,nosuid,nodev,noexec,size=64k,mode=0555"));
+    return t;
+}
+
+static json_object *host_config(const struct cp_box_spec *s)
+{
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "CapDrop", strv_array((char *[]){"ALL", NULL}));
+    json_object_object_add(h, "SecurityOpt", strv_array((char *[]){"no-new-privileges", NULL}));
+    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
+    json_object_object_add(h, "Tmpfs", tmpfs(s));
+    json_object_object_add(h, "Mounts", mounts(s));
+    json_object_object_add(h, "PidsLimit", json_object_new_int64(512));
+    json_object_object_add(h, "Memory", json_object_new_int64(4 * GIB));
+    json_object_object_add(h, "MemorySwap", json_object_new_int64(4 * GIB));
+    json_object_object_add(h, "NanoCpus", json_object_new_int64(s->cpus * 1000000000LL));
+    json_object_object_add(h, "Init", json_object_new_boolean(1));
+    json_object_object_add(h, "AutoRemove", json_object_new_boolean(0));
+    json_object *log = json_object_new_object();
+    json_object_object_add(log, "Type", json_object_new_string("none"));
+    json_object_object_add(h, "LogConfig", log);
+    if (s->network != NULL)
+        json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
+    return h;
+}
+
+static json_object *environment(const struct cp_box_spec *s)
+{
+    json_object *a = json_object_new_array();
+    json_object_array_add(a, json_object_new_string("HOME=/tmp"));
+    const char *lang = getenv("LANG");
+    cleanup_free char *l = xasprintf("LANG=%s", lang && *lang ? lang : "C.UTF-8");
+    json_object_array_add(a, json_object_new_string(l));
+    for (size_t i = 0; s->env != NULL && s->env[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(s->env[i]));
+    return a;
+}
+
+static json_object *labels(const struct cp_box_spec *s)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "conch.work", json_object_new_string("1"));
+    for (size_t i = 0; s->labels != NULL && s->labels[i] != NULL; i++) {
+        const char *eq = strchr(s->labels[i], '=');
+        if (eq == NULL)
+            continue;
+        cleanup_free char *k = strndup(s->labels[i], (size_t)(eq - s->labels[i]));
+        json_object_object_add(o, k, json_object_new_string(eq + 1));
+    }
+    return o;
+}
+
+json_object *cp_box_spec_json(const struct cp_box_spec *s)
+{
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "Image", json_object_new_string(s->image));
+    if (s->argv != NULL)
+        json_object_object_add(c, "Cmd", strv_array(s->argv));
+    /* An image's entrypoint would wrap the command in something we did not ask for. */
+    json_object_object_add(c, "Entrypoint", json_object_new_array());
+    cleanup_free char *user = xasprintf("%u:%u", s->uid, s->gid);
+    json_object_object_add(c, "User", json_object_new_string(user));
+    json_object_object_add(c, "WorkingDir", json_object_new_string(s->workdir));
+    json_object_object_add(c, "Env", environment(s));
+    json_object_object_add(c, "Labels", labels(s));
+    json_object_object_add(c, "Tty", json_object_new_boolean(0));
+    json_object_object_add(c, "OpenStdin", json_object_new_boolean(s->interactive));
+    json_object_object_add(c, "StdinOnce", json_object_new_boolean(s->interactive));
+    json_object_object_add(c, "AttachStdin", json_object_new_boolean(s->interactive));
+    json_object_object_add(c, "AttachStdout", json_object_new_boolean(1));
+    json_object_object_add(c, "AttachStderr", json_object_new_boolean(1));
+    json_object_object_add(c, "StopTimeout", json_object_new_int(2));
+    json_object_object_add(c, "HostConfig", host_config(s));
+    return c;
+}

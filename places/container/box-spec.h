@@ -1,0 +1,29 @@
+/* What a box is made from, and its create body: every row of DESIGN.md's seal table. */
+#ifndef CONCH_BOX_SPEC_H
+#define CONCH_BOX_SPEC_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+struct cp_box_spec {
+    const char *image;
+    char *const *argv;   /* the command; NULL for a warm box's waiter */
+    const char *workdir; /* real absolute path, bound at the same path */
+    unsigned uid, gid;
+    bool sealed;
+    bool interactive;
+    bool git_is_present;    /* workdir/.git exists (file or folder) */
+    char **env;             /* "K=V" entries beyond HOME and LANG; borrowed */
+    char **protected_dirs;  /* absolute paths covered by a tmpfs */
+    char **protected_files; /* absolute paths covered by an empty read-only file */
+    const char *empty_file; /* the host's empty file used as that cover */
+    const char *network;    /* sealed: the internal network, or "none"; NULL: engine default */
+    long cpus;              /* min(2, host) */
+    char **labels;          /* "k=v" entries; borrowed */
+};
+
+/* The POST /containers/create body; the caller owns it. */
+json_object *cp_box_spec_json(const struct cp_box_spec *s);
+
+#endif

@@ -1,0 +1,115 @@
+/* The box's lifecycle calls, and who owns a box (so a crash's leftovers can be told apart). */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "places/container/box.h"
+#include "src/json.h"
+#include "src/util.h"
+
+/* Field 22 of /proc/PID/stat: the start time that tells a reused pid from its first owner. */
+static char *process_start(long pid)
+{
+    cleanup_free char *path = xasprintf("/proc/%ld/stat", pid);
+    cleanup_fclose FILE *f = fopen(path, "re");
+    char line[1024];
+    if (f == NULL || fgets(line, sizeof(line), f) == NULL)
+        return NULL;
+    const char *p = strrchr(line, ')'); /* the command name may hold spaces */
+    for (int field = 2; p != NULL && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (p == NULL)
+        return NULL;
+    return strndup(p + 1, strcspn(p + 1, " "));
+}
+
+static char *hostname(void)
+{
+    char h[256] = "";
+    if (gethostname(h, sizeof(h) - 1) < 0)
+        return xstrdup("unknown");
+    return xstrdup(h);
+}
+
+char **cp_box_owner_labels(void)
+{
+    char **v = xcalloc(5, sizeof(char *));
+    cleanup_free char *host = hostname();
+    cleanup_free char *start = process_start((long)getpid());
+    v[0] = xasprintf("conch.owner.host=%s", host);
+    v[1] = xasprintf("conch.owner.pid=%ld", (long)getpid());
+    v[2] = xasprintf("conch.owner.start=%s", start ? start : "0");
+    v[3] = xasprintf("conch.started=%lld", (long long)time(NULL));
+    return v;
+}
+
+bool cp_box_owner_alive(json_object *labels)
+{
+    const char *host = cp_json_str(labels, "conch.owner.host");
+    const char *pid_s = cp_json_str(labels, "conch.owner.pid");
+    const char *start = cp_json_str(labels, "conch.owner.start");
+    cleanup_free char *me = hostname();
+    long pid = 0;
+    /* Another host's box is never ours to judge. */
+    if (host == NULL || strcmp(host, me) != 0)
+        return true;
+    if (pid_s == NULL || cp_parse_long(pid_s, 1, 1L << 30, &pid) < 0)
+        return false;
+    if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+        return false;
+    cleanup_free char *now = process_start(pid);
+    return now != NULL && start != NULL && strcmp(now, start) == 0;
+}
+
+int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,
+                  cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/create?name=%s", name);
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call(e, "POST", path, spec, &reply, err) < 0)
+        return cp_error_code(err);
+    const char *id = cp_json_str(reply, "Id");
+    if (id == NULL || strspn(id, "0123456789abcdef") != strlen(id) || strlen(id) < 12)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine made a box but gave no usable id");
+    *id_out = xstrdup(id);
+    return 0;
+}
+
+int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/start", id);
+    return cp_engine_call(e, "POST", path, NULL, NULL, err);
+}
+
+int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/wait?condition=not-running", id);
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call(e, "POST", path, NULL, &reply, err) < 0)
+        return cp_error_code(err);
+    int64_t code = cp_json_int(reply, "StatusCode", -1);
+    if (code < 0 || code > 255)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine lost the command's exit status");
+    *status_out = (int)code;
+    return 0;
+}
+
+int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s?force=1&v=1", id);
+    long status = 0;
+    if (cp_engine_call_status(e, "DELETE", path, NULL, &status, NULL, err) < 0)
+        return cp_error_code(err);
+    if (status == 204 || status == 404)
+        return 0;
+    /* 409: a removal already under way finishes by itself. */
+    if (status == 409)
+        return 0;
+    return cp_error_make(err, CP_ERR_FAILED, 0, "the engine could not remove box %.12s (HTTP %ld)",
+                         id, status);
+}

@@ -1,0 +1,225 @@
+/* The engine client: ping and version negotiation, JSON calls, streamed uploads. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "places/container/engine.h"
+#include "src/http.h"
+#include "src/json.h"
+#include "src/log.h"
+#include "src/util.h"
+
+/* 1.41 is what Docker 20.10 and Podman 4 serve; newer engines accept it down to 1.40,
+ * except Docker 29.0-29.2 (minimum 1.44), so the version is always negotiated. */
+#define CLIENT_MAX_MAJOR 1
+#define CLIENT_MAX_MINOR 44
+#define CLIENT_MIN_MINOR 25
+#define REPLY_MAX        (8 * 1024 * 1024)
+
+void cp_engine_free(struct cp_engine *e)
+{
+    if (e == NULL)
+        return;
+    if (e->curl != NULL)
+        curl_easy_cleanup(e->curl);
+    free(e->socket);
+    free(e);
+}
+
+void cp_cleanup_enginep(struct cp_engine **e)
+{
+    cp_engine_free(*e);
+}
+
+char *cp_engine_escape(const char *s)
+{
+    char *esc = curl_easy_escape(NULL, s, 0);
+    if (esc == NULL)
+        abort();
+    char *out = xstrdup(esc);
+    curl_free(esc);
+    return out;
+}
+
+static int parse_version(const char *v, int *minor)
+{
+    int major = 0;
+    if (sscanf(v, "%d.%d", &major, minor) != 2 || major != 1)
+        return -1;
+    return 0;
+}
+
+static int ping(struct cp_engine *e, cp_error_t *err)
+{
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    struct cp_http_req req = {.method = "GET",
+                              .url = "http://localhost/_ping",
+                              .unix_socket = e->socket,
+                              .timeout_ms = 5000,
+                              .max_body = 4096};
+    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
+        return cp_error_code(err);
+    if (resp.status != 200)
+        return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "%s answered /_ping with HTTP %ld",
+                             e->socket, resp.status);
+    char api[32] = "", libpod[32] = "";
+    int minor = 0;
+    if (cp_http_header(&resp, "Api-Version", api, sizeof(api)) < 0 ||
+        parse_version(api, &minor) < 0)
+        return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "%s does not speak the Docker API",
+                             e->socket);
+    if (minor < CLIENT_MIN_MINOR)
+        return cp_error_make(err, CP_ERR_FAILED, 0,
+                             "the engine on %s serves API %s, older than "
+                             "the 1.%d that sealed boxes need",
+                             e->socket, api, CLIENT_MIN_MINOR);
+    if (minor > CLIENT_MAX_MINOR)
+        minor = CLIENT_MAX_MINOR;
+    snprintf(e->version, sizeof(e->version), "%d.%d", CLIENT_MAX_MAJOR, minor);
+    e->kind = cp_http_header(&resp, "Libpod-Api-Version", libpod, sizeof(libpod)) == 0 ? "podman"
+                                                                                       : "docker";
+    return 0;
+}
+
+static bool kind_fits(const char *want, const char *kind)
+{
+    return want == NULL || strcmp(want, "auto") == 0 || strcmp(want, kind) == 0;
+}
+
+static void not_found(const char *want, cp_error_t *err)
+{
+    const char *name = (want == NULL || strcmp(want, "auto") == 0) ? "Docker or Podman" : want;
+    cp_error_make(err, CP_ERR_UNREACHABLE, 0, "no %s engine answers on this computer", name);
+    if (want != NULL && strcmp(want, "podman") == 0)
+        cp_error_hint(err, "Start Podman's API service (systemctl start podman.socket, or "
+                           "'podman system service --time=0 &'), then run the command again.");
+    else
+        cp_error_hint(err, "Start Docker (systemctl start docker, or 'dockerd &'), or Podman's "
+                           "API service, then run the command again.");
+}
+
+int cp_engine_connect(const char *want, struct cp_engine **out, cp_error_t *err)
+{
+    cleanup_strv char **cands = cp_engine_candidates(want);
+    cleanup_error cp_error_t last = NULL;
+    for (size_t i = 0; cands[i] != NULL; i++) {
+        struct stat st;
+        if (stat(cands[i], &st) < 0 || !S_ISSOCK(st.st_mode))
+            continue;
+        struct cp_engine *e = xcalloc(1, sizeof(*e));
+        e->socket = xstrdup(cands[i]);
+        cp_error_free(&last);
+        if (ping(e, &last) == 0 && kind_fits(want, e->kind)) {
+            cp_debug("engine: %s on %s, API %s", e->kind, e->socket, e->version);
+            *out = e;
+            return 0;
+        }
+        cp_engine_free(e);
+    }
+    if (last != NULL && cp_error_code(&last) != CP_ERR_UNREACHABLE) {
+        *err = steal_pointer(&last);
+        return cp_error_code(err);
+    }
+    not_found(want, err);
+    return cp_error_code(err);
+}
+
+static int judge(long status, const char *method, const char *path, const struct cp_http_resp *resp,
+                 cp_error_t *err)
+{
+    if (status >= 200 && status < 300)
+        return 0;
+    cleanup_json json_object *j = NULL;
+    const char *msg = NULL;
+    if (cp_json_parse(resp->body.data ? resp->body.data : "", resp->body.len, "reply", &j, NULL) ==
+        0)
+        msg = cp_json_str(j, "message");
+    int code = status == 404 ? CP_ERR_NOT_FOUND : CP_ERR_FAILED;
+    return cp_error_make(err, code, 0, "the engine refused %s %s (HTTP %ld): %s", method, path,
+                         status, msg ? msg : "no reason given");
+}
+
+static int perform(struct cp_engine *e, const char *method, const char *path, json_object *body,
+                   struct cp_http_resp *resp, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("http://localhost/v%s%s", e->version, path);
+    const char *text = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
+    struct cp_http_req req = {.method = method,
+                              .url = url,
+                              .unix_socket = e->socket,
+                              .content_type = body ? "application/json" : NULL,
+                              .body = text,
+                              .body_len = text ? strlen(text) : 0,
+                              .max_body = REPLY_MAX};
+    if (cp_http_perform(&e->curl, &req, resp, err) < 0)
+        return cp_error_wrap(err, "engine on %s", e->socket);
+    return 0;
+}
+
+int cp_engine_call_status(struct cp_engine *e, const char *method, const char *path,
+                          json_object *body, long *status_out, json_object **reply_out,
+                          cp_error_t *err)
+{
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    if (perform(e, method, path, body, &resp, err) < 0)
+        return cp_error_code(err);
+    *status_out = resp.status;
+    /* Not JSON (plain-text errors) leaves *reply_out NULL: the status says enough. */
+    if (reply_out != NULL && resp.body.len > 0)
+        (void)cp_json_parse(resp.body.data, resp.body.len, path, reply_out, NULL);
+    return 0;
+}
+
+int cp_engine_call(struct cp_engine *e, const char *method, const char *path, json_object *body,
+                   json_object **reply_out, cp_error_t *err)
+{
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    if (perform(e, method, path, body, &resp, err) < 0 ||
+        judge(resp.status, method, path, &resp, err) < 0)
+        return cp_error_code(err);
+    if (reply_out != NULL && resp.body.len > 0 &&
+        cp_json_parse(resp.body.data, resp.body.len, path, reply_out, err) < 0)
+        return cp_error_wrap(err, "engine on %s", e->socket);
+    return 0;
+}
+
+/* Streamed endpoints answer 200 and report failures in a JSON line of the body. */
+static int scan_stream_errors(const struct cp_buf *body, cp_error_t *err)
+{
+    const char *p = body->data;
+    while (p != NULL && *p != '\0') {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        cleanup_json json_object *j = NULL;
+        if (len > 0 && cp_json_parse(p, len, "progress", &j, NULL) == 0) {
+            const char *e = cp_json_str(j, "error");
+            if (e != NULL)
+                return cp_error_make(err, CP_ERR_FAILED, 0, "the engine failed: %s", e);
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_type,
+                     long (*reader)(void *ctx, char *buf, size_t len), void *ctx, long timeout_ms,
+                     cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("http://localhost/v%s%s", e->version, path);
+    struct cp_http_req req = {.method = "POST",
+                              .url = url,
+                              .unix_socket = e->socket,
+                              .content_type = content_type,
+                              .reader = reader,
+                              .reader_ctx = ctx,
+                              .timeout_ms = timeout_ms,
+                              .max_body = 4 * 1024 * 1024};
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
+        return cp_error_wrap(err, "engine on %s", e->socket);
+    if (judge(resp.status, "POST", path, &resp, err) < 0)
+        return cp_error_code(err);
+    return scan_stream_errors(&resp.body, err);
+}

@@ -1,0 +1,48 @@
+/* The engine client: Docker or Podman through its HTTP API on a unix socket. */
+#ifndef CONCH_ENGINE_H
+#define CONCH_ENGINE_H
+
+#include <stdbool.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "src/error.h"
+
+struct cp_engine {
+    char *socket;     /* the unix socket that answered */
+    const char *kind; /* "docker" or "podman", as the engine says of itself */
+    char version[16]; /* the negotiated API version, e.g. "1.41" */
+    CURL *curl;       /* kept for the connection's reuse */
+};
+
+/* Finds an engine in DESIGN.md's order, narrowed by want (docker|podman|auto or NULL),
+ * and negotiates the API version through /_ping. */
+int cp_engine_connect(const char *want, struct cp_engine **out, cp_error_t *err);
+void cp_engine_free(struct cp_engine *e);
+void cp_cleanup_enginep(struct cp_engine **e);
+#define cleanup_engine __attribute__((cleanup(cp_cleanup_enginep)))
+
+/* One API call; path is after the version prefix ("/containers/create?name=x").
+ * body (borrowed) is sent as JSON when not NULL. A non-2xx status is an error carrying the
+ * engine's own message, with 404 as CP_ERR_NOT_FOUND. *reply_out (may be NULL) is the caller's. */
+int cp_engine_call(struct cp_engine *e, const char *method, const char *path, json_object *body,
+                   json_object **reply_out, cp_error_t *err);
+
+/* The same, but the HTTP status comes back instead of being judged (for 304, 404, 409). */
+int cp_engine_call_status(struct cp_engine *e, const char *method, const char *path,
+                          json_object *body, long *status_out, json_object **reply_out,
+                          cp_error_t *err);
+
+/* Streams a raw body (a tar) to path; the reply's JSON lines are checked for errors. */
+int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_type,
+                     long (*reader)(void *ctx, char *buf, size_t len), void *ctx, long timeout_ms,
+                     cp_error_t *err);
+
+/* The candidate sockets in discovery order for want; the caller frees the vector. */
+char **cp_engine_candidates(const char *want);
+
+/* Percent-encodes a query value. */
+char *cp_engine_escape(const char *s);
+
+#endif

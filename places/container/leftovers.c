@@ -1,0 +1,44 @@
+/* The sweep: list our labelled boxes, remove those whose owner died. */
+#include "config.h"
+
+#include <string.h>
+
+#include "places/container/box.h"
+#include "places/container/leftovers.h"
+#include "src/json.h"
+#include "src/log.h"
+#include "src/util.h"
+
+static bool is_leftover(json_object *labels, bool all_warm)
+{
+    /* Warm boxes outlive their maker by design and leave by themselves. */
+    if (cp_json_str(labels, "conch.warm") != NULL)
+        return all_warm;
+    return !cp_box_owner_alive(labels);
+}
+
+int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_error_t *err)
+{
+    cleanup_free char *filter = cp_engine_escape("{\"label\":[\"conch.work=1\"]}");
+    cleanup_free char *path = xasprintf("/containers/json?all=1&filters=%s", filter);
+    cleanup_json json_object *list = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &list, err) < 0)
+        return cp_error_wrap(err, "while looking for leftover boxes");
+    int removed = 0;
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        json_object *c = json_object_array_get_idx(list, i), *labels = NULL;
+        const char *id = cp_json_str(c, "Id");
+        json_object_object_get_ex(c, "Labels", &labels);
+        if (id == NULL || !is_leftover(labels, all_warm))
+            continue;
+        cleanup_error cp_error_t rerr = NULL;
+        if (cp_box_remove(e, id, &rerr) == 0) {
+            cp_debug("removed leftover box %.12s", id);
+            removed++;
+        }
+    }
+    if (removed_out != NULL)
+        *removed_out = removed;
+    return 0;
+}

@@ -1,0 +1,240 @@
+/* The container place: one fresh sealed box per command, removed however the run ends. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "places/container/box-spec.h"
+#include "places/container/box.h"
+#include "places/container/engine.h"
+#include "places/container/images.h"
+#include "places/container/leftovers.h"
+#include "places/container/protect.h"
+#include "places/container/stream.h"
+#include "places/place.h"
+#include "src/json.h"
+#include "src/log.h"
+#include "src/paths.h"
+#include "src/signals.h"
+#include "src/util.h"
+
+struct container_state {
+    struct cp_engine *engine;
+    struct cp_protected prot;
+    char **labels;
+    char *image;
+    char *empty_file;
+    json_object *spec;
+};
+
+static void state_free(struct container_state *s)
+{
+    if (s == NULL)
+        return;
+    cp_engine_free(s->engine);
+    cp_protected_dispose(&s->prot);
+    cp_strv_free(s->labels);
+    free(s->image);
+    free(s->empty_file);
+    if (s->spec != NULL)
+        json_object_put(s->spec);
+    free(s);
+}
+
+static void cleanup_statep(struct container_state **s)
+{
+    state_free(*s);
+}
+
+/* The host file laid read-only over each protected file: empty, and ours. */
+static int empty_file(char **out, cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_conch_home(1, &home, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *dir = xasprintf("%s/workplaces", home);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
+    cleanup_free char *path = xasprintf("%s/empty", dir);
+    struct stat st;
+    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
+        unlink(path);
+        cleanup_close int fd =
+            open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+        if (fd < 0)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", path);
+    }
+    *out = steal_pointer(&path);
+    return 0;
+}
+
+static const char *engine_wanted(const struct cp_run_request *req)
+{
+    if (req->engine != NULL)
+        return req->engine;
+    const char *saved = req->config ? cp_config_get(req->config, "engine") : NULL;
+    return saved ? saved : "auto";
+}
+
+static long host_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 2 ? 2 : 1;
+}
+
+static void build_spec(struct container_state *s, const struct cp_run_request *req)
+{
+    cleanup_free char *git = xasprintf("%s/.git", req->workdir);
+    struct stat st;
+    struct cp_box_spec spec = {
+        .image = s->image,
+        .argv = req->argv,
+        .workdir = req->workdir,
+        .uid = (unsigned)getuid(),
+        .gid = (unsigned)getgid(),
+        .sealed = req->sealed,
+        .interactive = req->interactive,
+        .git_is_present = lstat(git, &st) == 0 && !S_ISLNK(st.st_mode),
+        .protected_dirs = s->prot.dirs,
+        .protected_files = s->prot.files,
+        .empty_file = s->empty_file,
+        /* The egress sidecar replaces "none" once it exists (issue 3). */
+        .network = req->sealed ? "none" : NULL,
+        .cpus = host_cpus(),
+        .labels = s->labels,
+    };
+    s->spec = cp_box_spec_json(&spec);
+}
+
+static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
+{
+    struct container_state *s = xcalloc(1, sizeof(*s));
+    __attribute__((cleanup(cleanup_statep))) struct container_state *hold = s;
+    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0)
+        return cp_error_code(err);
+    cleanup_error cp_error_t sweep_err = NULL;
+    if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
+        cp_debug("%s", sweep_err->msg);
+    const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
+    if (cp_image_choose(s->engine, req->image, saved, &s->image, err) < 0)
+        return cp_error_code(err);
+    char **owned = NULL;
+    const char *const *patterns = cp_protect_patterns(req->config, &owned);
+    int r = cp_protect_scan(req->workdir, patterns, &s->prot, err);
+    cp_strv_free(owned);
+    if (r < 0 || empty_file(&s->empty_file, err) < 0)
+        return cp_error_code(err);
+    s->labels = cp_box_owner_labels();
+    build_spec(s, req);
+    *state_out = steal_pointer(&hold);
+    return 0;
+}
+
+static char *box_name(void)
+{
+    unsigned char rnd[4] = {0};
+    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
+        memset(rnd, 0, sizeof(rnd));
+    return xasprintf("conch-%ld-%02x%02x%02x%02x", (long)getpid(), rnd[0], rnd[1], rnd[2], rnd[3]);
+}
+
+/* Attach before start, so no output is produced while nobody listens. */
+static int attach_and_start(struct cp_engine *e, const char *id, bool interactive, int *fd_out,
+                            struct cp_buf *early, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/attach?stream=1&stdin=%d&stdout=1&stderr=1"
+                                        "&detachKeys=",
+                                        id, interactive ? 1 : 0);
+    if (cp_stream_hijack(e, "POST", path, NULL, fd_out, early, err) < 0)
+        return cp_error_wrap(err, "attaching to the box");
+    if (cp_box_start(e, id, err) < 0)
+        return cp_error_wrap(err, "starting the box");
+    return 0;
+}
+
+static int run_in_box(struct container_state *s, const char *id, const struct cp_run_request *req,
+                      int *status_out, cp_error_t *err)
+{
+    cleanup_close int fd = -1;
+    cleanup_buf struct cp_buf early;
+    cp_buf_init(&early, 1 << 20);
+    if (attach_and_start(s->engine, id, req->interactive, &fd, &early, err) < 0)
+        return cp_error_code(err);
+    int stop_fd = cp_signals_install();
+    if (cp_stream_pump(fd, &early, req->interactive ? STDIN_FILENO : -1, stop_fd, err) < 0)
+        return cp_error_code(err);
+    return cp_box_wait(s->engine, id, status_out, err);
+}
+
+static int container_run(void *state, const struct cp_run_request *req, int *status_out,
+                         cp_error_t *err)
+{
+    struct container_state *s = state;
+    cleanup_free char *name = box_name();
+    cleanup_free char *id = NULL;
+    if (cp_box_create(s->engine, s->spec, name, &id, err) < 0)
+        return cp_error_wrap(err, "making the box");
+    int r = run_in_box(s, id, req, status_out, err);
+    cleanup_error cp_error_t rm_err = NULL;
+    if (cp_box_remove(s->engine, id, &rm_err) < 0)
+        cp_say("%s; 'conch-place clean' removes it later", rm_err->msg);
+    if (r == CP_ERR_INTERRUPTED) {
+        *status_out = 128 + cp_signals_caught();
+        cp_error_free(err);
+        return 0;
+    }
+    return r;
+}
+
+static void container_release(void *state)
+{
+    state_free(state);
+}
+
+static int container_clean(const struct cp_config *cfg, cp_error_t *err)
+{
+    cleanup_engine struct cp_engine *e = NULL;
+    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
+    if (cp_engine_connect(want, &e, err) < 0)
+        return cp_error_code(err);
+    int removed = 0;
+    if (cp_leftovers_sweep(e, true, &removed, err) < 0)
+        return cp_error_code(err);
+    printf("removed %d leftover box%s on %s\n", removed, removed == 1 ? "" : "es", e->kind);
+    return 0;
+}
+
+static int container_describe(const struct cp_config *cfg, json_object *places, cp_error_t *err)
+{
+    json_object *o = json_object_new_object();
+    cleanup_engine struct cp_engine *e = NULL;
+    cleanup_error cp_error_t cerr = NULL;
+    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
+    json_object_object_add(o, "place", json_object_new_string("container"));
+    if (cp_engine_connect(want, &e, &cerr) < 0) {
+        json_object_object_add(o, "ready", json_object_new_boolean(0));
+        json_object_object_add(o, "next",
+                               json_object_new_string(cerr->hint ? cerr->hint : cerr->msg));
+    } else {
+        json_object_object_add(o, "ready", json_object_new_boolean(1));
+        cleanup_free char *what = xasprintf("%s on %s", e->kind, e->socket);
+        json_object_object_add(o, "engine", json_object_new_string(what));
+    }
+    json_object_array_add(places, o);
+    return 0;
+}
+
+const struct cp_place_ops cp_place_container = {
+    .name = "container",
+    .prepare = container_prepare,
+    .run = container_run,
+    .release = container_release,
+    .describe = container_describe,
+    .clean = container_clean,
+};

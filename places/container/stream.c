@@ -1,0 +1,183 @@
+/* Output arrives as produced: no buffering beyond one read, stdout and stderr kept apart. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "places/container/stream.h"
+#include "src/util.h"
+
+#define HEADER_MAX (16 * 1024)
+
+void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd)
+{
+    memset(d, 0, sizeof(*d));
+    d->out_fd = out_fd;
+    d->err_fd = err_fd;
+}
+
+static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
+{
+    int fd = (d->header[0] == 2 || d->header[0] == 3) ? d->err_fd : d->out_fd;
+    return cp_write_all(fd, data, len);
+}
+
+int cp_demux_feed(struct cp_demux *d, const uint8_t *data, size_t len)
+{
+    while (len > 0) {
+        if (d->left == 0) {
+            size_t take = sizeof(d->header) - d->have;
+            if (take > len)
+                take = len;
+            memcpy(d->header + d->have, data, take);
+            d->have += take;
+            data += take;
+            len -= take;
+            if (d->have < sizeof(d->header))
+                return 0;
+            d->have = 0;
+            d->left = (uint32_t)d->header[4] << 24 | (uint32_t)d->header[5] << 16 |
+                      (uint32_t)d->header[6] << 8 | d->header[7];
+            continue;
+        }
+        size_t take = len < d->left ? len : d->left;
+        if (emit(d, data, take) < 0)
+            return -1;
+        d->left -= (uint32_t)take;
+        data += take;
+        len -= take;
+    }
+    return 0;
+}
+
+static int connect_unix(const char *path, cp_error_t *err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(sa.sun_path))
+        return cp_error_make(err, CP_ERR_FAILED, 0, "socket path %s is too long", path);
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "socket");
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        int e = errno;
+        close(fd);
+        return cp_error_make(err, CP_ERR_UNREACHABLE, e, "cannot reach the engine on %s", path);
+    }
+    return fd;
+}
+
+/* Reads until the blank line; whatever follows it is already stream. */
+static int read_answer(int fd, struct cp_buf *head, struct cp_buf *early, cp_error_t *err)
+{
+    char chunk[4096];
+    for (;;) {
+        char *end = head->data ? strstr(head->data, "\r\n\r\n") : NULL;
+        if (end != NULL) {
+            size_t hlen = (size_t)(end - head->data) + 4;
+            if (cp_buf_append(early, head->data + hlen, head->len - hlen) < 0)
+                return cp_error_make(err, CP_ERR_TOO_BIG, 0, "attach: too much early output");
+            head->len = hlen;
+            head->data[hlen] = '\0';
+            return 0;
+        }
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return cp_error_make(err, CP_ERR_FAILED, n < 0 ? errno : 0,
+                                 "the engine closed the attach connection before answering");
+        if (cp_buf_append(head, chunk, (size_t)n) < 0)
+            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "attach: the engine's answer is too long");
+    }
+}
+
+static int check_status(const struct cp_buf *head, const char *path, cp_error_t *err)
+{
+    int status = 0;
+    if (sscanf(head->data, "HTTP/1.%*d %d", &status) != 1)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "attach: the engine's answer is not HTTP");
+    if (status == 101 || status == 200)
+        return 0;
+    const char *body = strstr(head->data, "\r\n\r\n");
+    return cp_error_make(err, status == 404 ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, 0,
+                         "the engine refused %s (HTTP %d)%s", path, status, body ? body + 4 : "");
+}
+
+int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, json_object *body,
+                     int *fd_out, struct cp_buf *early, cp_error_t *err)
+{
+    cleanup_close int fd = connect_unix(e->socket, err);
+    if (fd < 0)
+        return cp_error_code(err);
+    const char *text = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
+    cleanup_free char *req = xasprintf(
+        "%s /v%s%s HTTP/1.1\r\nHost: localhost\r\n"
+        "Connection: Upgrade\r\nUpgrade: tcp\r\n"
+        "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s",
+        method, e->version, path, body ? "application/json" : "text/plain", strlen(text), text);
+    if (cp_write_all(fd, req, strlen(req)) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot send to the engine");
+    cleanup_buf struct cp_buf head;
+    cp_buf_init(&head, HEADER_MAX);
+    if (read_answer(fd, &head, early, err) < 0 || check_status(&head, path, err) < 0)
+        return cp_error_code(err);
+    *fd_out = steal_fd(&fd);
+    return 0;
+}
+
+static int relay_stdin(int in_fd, int sock, cp_error_t *err)
+{
+    char buf[65536];
+    ssize_t n = read(in_fd, buf, sizeof(buf));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 1;
+    if (n <= 0) {
+        /* The box's stdin ends here; its output keeps coming (StdinOnce). */
+        shutdown(sock, SHUT_WR);
+        return 0;
+    }
+    if (cp_write_all(sock, buf, (size_t)n) < 0)
+        return errno == EPIPE ? 0 : cp_error_make(err, CP_ERR_FAILED, errno, "stdin to the box");
+    return 1;
+}
+
+int cp_stream_pump(int fd, struct cp_buf *early, int stdin_fd, int stop_fd, cp_error_t *err)
+{
+    struct cp_demux d;
+    cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
+    if (early->len > 0 && cp_demux_feed(&d, (uint8_t *)early->data, early->len) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
+    uint8_t buf[65536];
+    for (;;) {
+        struct pollfd p[3] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
+        if (poll(p, stdin_fd >= 0 ? 3 : 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return cp_error_make(err, CP_ERR_FAILED, errno, "poll");
+        }
+        if (p[1].revents != 0)
+            return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
+        if (stdin_fd >= 0 && p[2].revents != 0) {
+            int r = relay_stdin(stdin_fd, fd, err);
+            if (r < 0)
+                return r;
+            if (r == 0)
+                stdin_fd = -1;
+        }
+        if (p[0].revents == 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? cp_error_make(err, CP_ERR_FAILED, errno, "reading from the box") : 0;
+        if (cp_demux_feed(&d, buf, (size_t)n) < 0)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
+    }
+}

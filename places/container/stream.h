@@ -1,0 +1,37 @@
+/* The hijacked attach connection: raw HTTP upgrade, 8-byte frame demultiplexing, stdin relay. */
+#ifndef CONCH_STREAM_H
+#define CONCH_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "places/container/engine.h"
+#include "src/buf.h"
+
+/* Splits the engine's multiplexed stream into standard output and error as bytes arrive. */
+struct cp_demux {
+    uint8_t header[8];
+    size_t have;   /* header bytes collected */
+    uint32_t left; /* payload bytes left in the current frame */
+    int out_fd;    /* where type 0 and 1 go */
+    int err_fd;    /* where type 2 and 3 go */
+};
+
+void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd);
+/* Feeds bytes; 0, or -1 with errno when writing to our own outputs failed. */
+int cp_demux_feed(struct cp_demux *d, const uint8_t *data, size_t len);
+
+/* Opens a plain unix-socket connection to the engine, sends method+path with Upgrade headers
+ * and an optional JSON body, and reads up to the end of the 101 (or 200) answer. Stream bytes
+ * that arrived with the headers are left in *early. */
+int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, json_object *body,
+                     int *fd_out, struct cp_buf *early, cp_error_t *err);
+
+/* Relays until the engine closes the stream: frames to out/err, and stdin_fd (or -1) to the
+ * box, half-closing at its end. stop_fd becoming readable (a signal's self-pipe) ends it with
+ * CP_ERR_INTERRUPTED. */
+int cp_stream_pump(int fd, struct cp_buf *early, int stdin_fd, int stop_fd, cp_error_t *err);
+
+#endif

@@ -1,0 +1,30 @@
+/* The table of places: a name (or prefix) to the ops that serve it. */
+#include "config.h"
+
+#include <string.h>
+
+#include "places/place.h"
+
+extern const struct cp_place_ops cp_place_container;
+
+const struct cp_place_ops *const cp_places[] = {&cp_place_container, NULL};
+
+const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
+{
+    for (size_t i = 0; cp_places[i] != NULL; i++) {
+        const struct cp_place_ops *p = cp_places[i];
+        if (p->is_prefix ? strncmp(place, p->name, strlen(p->name)) == 0
+                         : strcmp(place, p->name) == 0)
+            return p;
+    }
+    if (strncmp(place, "ssh:", 4) == 0 || strcmp(place, "cloud") == 0)
+        cp_error_make(err, CP_ERR_NOT_FOUND, 0,
+                      "the place '%s' is not built into this conch-place "
+                      "yet",
+                      place);
+    else
+        cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a place (container, ssh:HOST or cloud)",
+                      place);
+    cp_error_hint(err, "Use --place container.");
+    return NULL;
+}

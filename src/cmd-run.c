@@ -1,0 +1,106 @@
+/* `run`: resolve the request, prepare the place, run the command there, pass its status on. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "places/place.h"
+#include "src/command.h"
+#include "src/settings.h"
+#include "src/util.h"
+
+#define DEFAULT_PLACE "container"
+
+static const struct cp_option options[] = {
+    {"place", 0, "PLACE", "container | ssh:HOST | cloud (default: saved, else container)"},
+    {"workdir", 0, "DIR", "the work folder (default: the current directory)"},
+    {"chat", 0, "ID", "whose copy or sandbox (default: from the folder's real path)"},
+    {"unsealed", 0, NULL, "the command leaves the box: default network, writable .git"},
+    {"engine", 0, "NAME", "docker | podman | auto (default: saved, else auto)"},
+    {"image", 0, "IMAGE", "the box's image (default: saved, else the work image)"},
+    {"interactive", 'i', NULL, "keep standard input open and pass it on"},
+    {0},
+};
+
+extern const struct cp_command cp_cmd_run;
+
+static int check_engine(const char *engine, cp_error_t *err)
+{
+    if (engine == NULL || strcmp(engine, "docker") == 0 || strcmp(engine, "podman") == 0 ||
+        strcmp(engine, "auto") == 0)
+        return 0;
+    return cp_error_make(err, CP_ERR_USAGE, 0, "--engine '%s' is not docker, podman or auto",
+                         engine);
+}
+
+/* The chat id derived from the folder: stable per folder, free of path characters. */
+static char *derive_chat(const char *workdir)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (const char *p = workdir; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return xasprintf("%016llx", h);
+}
+
+static int resolve_workdir(const char *asked, char **out, cp_error_t *err)
+{
+    const char *dir = asked ? asked : ".";
+    char *real = realpath(dir, NULL);
+    if (real == NULL)
+        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used", dir);
+    *out = real;
+    return 0;
+}
+
+static int run_handler(const struct cp_parsed *args, cp_error_t *err)
+{
+    const struct cp_command *c = &cp_cmd_run;
+    if (args->nrest == 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "run needs a command after --");
+    cleanup_config struct cp_config cfg = {0};
+    if (cp_config_load(&cfg, err) < 0 || check_engine(cp_arg(args, c, "engine"), err) < 0)
+        return cp_error_code(err);
+    const char *place = cp_arg(args, c, "place");
+    if (place == NULL)
+        place = cp_config_get(&cfg, "place") ? cp_config_get(&cfg, "place") : DEFAULT_PLACE;
+    const struct cp_place_ops *ops = cp_place_find(place, err);
+    cleanup_free char *workdir = NULL;
+    if (ops == NULL || resolve_workdir(cp_arg(args, c, "workdir"), &workdir, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *chat =
+        cp_arg(args, c, "chat") ? xstrdup(cp_arg(args, c, "chat")) : derive_chat(workdir);
+    struct cp_run_request req = {
+        .place = place,
+        .argv = args->rest,
+        .workdir = workdir,
+        .chat = chat,
+        .sealed = cp_arg(args, c, "unsealed") == NULL,
+        .interactive = cp_arg(args, c, "interactive") != NULL,
+        .engine = cp_arg(args, c, "engine"),
+        .image = cp_arg(args, c, "image"),
+        .config = &cfg,
+    };
+    void *state = NULL;
+    int status = 0;
+    int r = ops->prepare(&req, &state, err);
+    if (r == 0) {
+        r = ops->run(state, &req, &status, err);
+        ops->release(state);
+    }
+    if (r < 0)
+        cp_error_hint(err, "Run 'conch-place doctor --place %s' to check the place end to end.",
+                      place);
+    return r < 0 ? r : status;
+}
+
+const struct cp_command cp_cmd_run = {
+    .name = "run",
+    .synopsis = "[OPTIONS] -- COMMAND [ARG...]",
+    .summary = "run one command in a sealed work place; its exit status is passed on",
+    .options = options,
+    .handler = run_handler,
+    .failure_status = 125,
+    .stop_at_positional = 1,
+};

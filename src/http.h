@@ -1,0 +1,53 @@
+/* HTTP through libcurl: over a unix socket (the engines) or HTTPS (Daytona), bodies bounded. */
+#ifndef CONCH_HTTP_H
+#define CONCH_HTTP_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+#include <curl/curl.h>
+
+#include "src/buf.h"
+#include "src/error.h"
+
+void cp_cleanup_curlp(CURL **c);
+void cp_cleanup_slistp(struct curl_slist **l);
+#define cleanup_curl  __attribute__((cleanup(cp_cleanup_curlp)))
+#define cleanup_slist __attribute__((cleanup(cp_cleanup_slistp)))
+
+/* Feeds an upload body; returns bytes written into buf, 0 at the end, or -1 on failure. */
+typedef long (*cp_http_reader)(void *ctx, char *buf, size_t len);
+
+struct cp_http_req {
+    const char *method;       /* GET, POST, DELETE, HEAD */
+    const char *url;          /* full URL; over a unix socket the host is ignored */
+    const char *unix_socket;  /* NULL for TCP/TLS */
+    const char *content_type; /* NULL: no Content-Type header at all */
+    const char *body;         /* a fixed body, or NULL */
+    size_t body_len;
+    cp_http_reader reader; /* a streamed body instead (chunked), or NULL */
+    void *reader_ctx;
+    const char *const *headers; /* extra "Name: value" lines, NULL-terminated, or NULL */
+    long timeout_ms;            /* 0: none */
+    size_t max_body;            /* the response body's maximum */
+    const char *ca_file;        /* HTTPS: a private CA, or NULL */
+};
+
+struct cp_http_resp {
+    long status;
+    struct cp_buf body;
+    struct cp_buf headers; /* raw header lines of the final response */
+};
+
+void cp_http_resp_dispose(struct cp_http_resp *r);
+#define cleanup_http_resp __attribute__((cleanup(cp_http_resp_dispose)))
+
+/* Performs one request with a reusable handle (*handle is created when NULL; the caller
+ * owns it). Redirects are never followed. Transport failures are errors; any status is not. */
+int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http_resp *out,
+                    cp_error_t *err);
+
+/* A response header's value (case-insensitive name), copied into out; 0 or -1 if absent. */
+int cp_http_header(const struct cp_http_resp *r, const char *name, char *out, size_t outlen);
+
+#endif
