@@ -25,3 +25,16 @@ tests_unit_test_settings_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_settings_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_settings
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_container
+tests_unit_test_container_SOURCES = tests/unit/test_container.c
+tests_unit_test_container_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_container_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_container
+endif
+
+# Against the real engines: tests/integration/engines.sh and the test image come first
+# (bootstrap.sh test does both).
+TESTS += tests/integration/container.test
+EXTRA_DIST += tests/integration/container.test tests/integration/engines.sh

@@ -12,6 +12,7 @@ struct cp_box_spec {
     const char *workdir; /* real absolute path, bound at the same path */
     unsigned uid, gid;
     bool sealed;
+    bool podman; /* the engine copies a folder's contents into a tmpfs unless told not to */
     bool interactive;
     bool git_is_present;    /* workdir/.git exists (file or folder) */
     char **env;             /* "K=V" entries beyond HOME and LANG; borrowed */

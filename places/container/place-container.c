@@ -98,6 +98,7 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .uid = (unsigned)getuid(),
         .gid = (unsigned)getgid(),
         .sealed = req->sealed,
+        .podman = strcmp(s->engine->kind, "podman") == 0,
         .interactive = req->interactive,
         .git_is_present = lstat(git, &st) == 0 && !S_ISLNK(st.st_mode),
         .protected_dirs = s->prot.dirs,
@@ -167,9 +168,18 @@ static int run_in_box(struct container_state *s, const char *id, const struct cp
     if (attach_and_start(s->engine, id, req->interactive, &fd, &early, err) < 0)
         return cp_error_code(err);
     int stop_fd = cp_signals_install();
-    if (cp_stream_pump(fd, &early, req->interactive ? STDIN_FILENO : -1, stop_fd, err) < 0)
+    struct cp_demux d;
+    cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
+    if (cp_stream_pump(fd, &d, &early, req->interactive ? STDIN_FILENO : -1, stop_fd, err) < 0 ||
+        cp_box_wait(s->engine, id, status_out, err) < 0)
         return cp_error_code(err);
-    return cp_box_wait(s->engine, id, status_out, err);
+    /* catatonit exits 1 where tini exits 126 or 127: the report decides, not the status. */
+    if (d.launch_status != 0 && *status_out != 0) {
+        *status_out = d.launch_status;
+        cp_say("%s: %s in the box", req->argv[0],
+               d.launch_status == 127 ? "command not found" : "not executable");
+    }
+    return 0;
 }
 
 static int container_run(void *state, const struct cp_run_request *req, int *status_out,
@@ -197,16 +207,28 @@ static void container_release(void *state)
     state_free(state);
 }
 
-static int container_clean(const struct cp_config *cfg, cp_error_t *err)
+static int clean_engine(const char *kind, int *found, cp_error_t *err)
 {
     cleanup_engine struct cp_engine *e = NULL;
-    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
-    if (cp_engine_connect(want, &e, err) < 0)
-        return cp_error_code(err);
+    cleanup_error cp_error_t cerr = NULL;
+    if (cp_engine_connect(kind, &e, &cerr) < 0)
+        return 0; /* an engine that is not there left nothing behind */
+    (*found)++;
     int removed = 0;
     if (cp_leftovers_sweep(e, true, &removed, err) < 0)
         return cp_error_code(err);
-    printf("removed %d leftover box%s on %s\n", removed, removed == 1 ? "" : "es", e->kind);
+    printf("%s: removed %d leftover box%s\n", e->kind, removed, removed == 1 ? "" : "es");
+    return 0;
+}
+
+/* Every engine that answers, not just the preferred one: a crash may have used either. */
+static int container_clean(const struct cp_config *cfg, cp_error_t *err)
+{
+    int found = 0;
+    if (clean_engine("docker", &found, err) < 0 || clean_engine("podman", &found, err) < 0)
+        return cp_error_code(err);
+    if (found == 0)
+        printf("container: no engine answers, so no box is left\n");
     return 0;
 }
 

@@ -21,10 +21,77 @@ void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd)
     d->err_fd = err_fd;
 }
 
+/* tini (Docker's init) and catatonit (Podman's) say so when exec fails. */
+static const char *const init_prefixes[] = {"[FATAL tini (", "ERROR (catatonit:"};
+
+static int flush_held(struct cp_demux *d)
+{
+    d->sniff_done = true;
+    size_t n = d->held_len;
+    d->held_len = 0;
+    return n ? cp_write_all(d->err_fd, d->held, n) : 0;
+}
+
+/* 1: the held bytes could still be an init's report; 0: they cannot. */
+static int held_could_be_report(const struct cp_demux *d)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(init_prefixes); i++) {
+        size_t pl = strlen(init_prefixes[i]);
+        size_t n = d->held_len < pl ? d->held_len : pl;
+        if (memcmp(d->held, init_prefixes[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int judge_report(struct cp_demux *d, const char *eol)
+{
+    size_t line = (size_t)(eol - d->held);
+    char text[sizeof(d->held) + 1];
+    memcpy(text, d->held, line);
+    text[line] = '\0';
+    if (strstr(text, "exec") == NULL)
+        return flush_held(d);
+    if (strstr(text, "No such file or directory") != NULL)
+        d->launch_status = 127;
+    else if (strstr(text, "Permission denied") != NULL || strstr(text, "Exec format error") != NULL)
+        d->launch_status = 126;
+    else
+        return flush_held(d);
+    /* Our own words replace the init's; the rest of the held bytes go on. */
+    d->held_len -= line + 1;
+    memmove(d->held, eol + 1, d->held_len);
+    return flush_held(d);
+}
+
+static int sniff(struct cp_demux *d, const uint8_t *data, size_t len)
+{
+    size_t room = sizeof(d->held) - d->held_len;
+    size_t take = len < room ? len : room;
+    memcpy(d->held + d->held_len, data, take);
+    d->held_len += take;
+    if (!held_could_be_report(d))
+        return flush_held(d) < 0 ? -1 : cp_write_all(d->err_fd, data + take, len - take);
+    const char *eol = memchr(d->held, '\n', d->held_len);
+    if (eol == NULL && d->held_len < sizeof(d->held))
+        return 0;
+    int r = eol ? judge_report(d, eol) : flush_held(d);
+    return r < 0 ? -1 : cp_write_all(d->err_fd, data + take, len - take);
+}
+
 static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
 {
-    int fd = (d->header[0] == 2 || d->header[0] == 3) ? d->err_fd : d->out_fd;
-    return cp_write_all(fd, data, len);
+    bool to_err = d->header[0] == 2 || d->header[0] == 3;
+    if (!d->sniff_done && to_err)
+        return sniff(d, data, len);
+    if (!d->sniff_done && flush_held(d) < 0)
+        return -1;
+    return cp_write_all(to_err ? d->err_fd : d->out_fd, data, len);
+}
+
+int cp_demux_finish(struct cp_demux *d)
+{
+    return d->sniff_done ? 0 : flush_held(d);
 }
 
 int cp_demux_feed(struct cp_demux *d, const uint8_t *data, size_t len)
@@ -147,11 +214,10 @@ static int relay_stdin(int in_fd, int sock, cp_error_t *err)
     return 1;
 }
 
-int cp_stream_pump(int fd, struct cp_buf *early, int stdin_fd, int stop_fd, cp_error_t *err)
+int cp_stream_pump(int fd, struct cp_demux *d, struct cp_buf *early, int stdin_fd, int stop_fd,
+                   cp_error_t *err)
 {
-    struct cp_demux d;
-    cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
-    if (early->len > 0 && cp_demux_feed(&d, (uint8_t *)early->data, early->len) < 0)
+    if (early->len > 0 && cp_demux_feed(d, (uint8_t *)early->data, early->len) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
     uint8_t buf[65536];
     for (;;) {
@@ -175,9 +241,11 @@ int cp_stream_pump(int fd, struct cp_buf *early, int stdin_fd, int stop_fd, cp_e
         ssize_t n = read(fd, buf, sizeof(buf));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return n < 0 ? cp_error_make(err, CP_ERR_FAILED, errno, "reading from the box") : 0;
-        if (cp_demux_feed(&d, buf, (size_t)n) < 0)
+        if (n < 0)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "reading from the box");
+        if (n == 0)
+            return cp_demux_finish(d) < 0 ? cp_error_make(err, CP_ERR_FAILED, errno, "output") : 0;
+        if (cp_demux_feed(d, buf, (size_t)n) < 0)
             return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
     }
 }

@@ -2,6 +2,7 @@
 #ifndef CONCH_STREAM_H
 #define CONCH_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,11 +18,19 @@ struct cp_demux {
     uint32_t left; /* payload bytes left in the current frame */
     int out_fd;    /* where type 0 and 1 go */
     int err_fd;    /* where type 2 and 3 go */
+    /* The box's init reports a command it could not start in its own words on stderr, before
+     * anything else; those first bytes are held only while they still look like that report. */
+    bool sniff_done;
+    char held[512];
+    size_t held_len;
+    int launch_status; /* 127 not found, 126 not executable, 0 started */
 };
 
 void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd);
 /* Feeds bytes; 0, or -1 with errno when writing to our own outputs failed. */
 int cp_demux_feed(struct cp_demux *d, const uint8_t *data, size_t len);
+/* Writes out whatever is still held; call at the end of the stream. */
+int cp_demux_finish(struct cp_demux *d);
 
 /* Opens a plain unix-socket connection to the engine, sends method+path with Upgrade headers
  * and an optional JSON body, and reads up to the end of the 101 (or 200) answer. Stream bytes
@@ -32,6 +41,7 @@ int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, 
 /* Relays until the engine closes the stream: frames to out/err, and stdin_fd (or -1) to the
  * box, half-closing at its end. stop_fd becoming readable (a signal's self-pipe) ends it with
  * CP_ERR_INTERRUPTED. */
-int cp_stream_pump(int fd, struct cp_buf *early, int stdin_fd, int stop_fd, cp_error_t *err);
+int cp_stream_pump(int fd, struct cp_demux *d, struct cp_buf *early, int stdin_fd, int stop_fd,
+                   cp_error_t *err);
 
 #endif

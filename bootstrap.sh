@@ -1,0 +1,52 @@
+#!/bin/sh
+# Sets up a fresh Debian 12 machine for conch-place, as root:
+#   ./bootstrap.sh        build dependencies, an engine (started if none answers), the build,
+#                         and the default work image
+#   ./bootstrap.sh test   the same set-up with both engines (dockerd and Podman's API service)
+#                         and the small test image, then `make check`
+set -eu
+cd "$(dirname "$0")"
+mode=${1:-run}
+
+packages="build-essential autoconf automake libtool pkg-config clang clang-format \
+libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libcmocka-dev \
+curl ca-certificates git util-linux"
+engine_packages="docker.io"
+[ "$mode" = test ] && engine_packages="docker.io podman catatonit runc busybox-static"
+[ "$mode" = run ] && engine_packages="$engine_packages debootstrap"
+
+missing=""
+for p in $packages $engine_packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "bootstrap: installing$missing"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+fi
+
+if [ ! -f Makefile ]; then
+    autoreconf -fi
+    ./configure
+fi
+make -j"$(nproc)"
+
+case $mode in
+run)
+    tests/integration/engines.sh docker
+    if ! curl -sf --unix-socket /var/run/docker.sock \
+        http://localhost/images/conch-place/work:bookworm/json >/dev/null; then
+        ./conch-place image build work --engine docker
+    fi
+    ;;
+test)
+    tests/integration/engines.sh all
+    ./conch-place image build test --engine docker
+    ./conch-place image build test --engine podman
+    make -j"$(nproc)" check
+    ;;
+*)
+    echo "usage: bootstrap.sh [test]" >&2
+    exit 2
+    ;;
+esac
