@@ -1,1 +1,1 @@
-# bench/ adds its sources, tests and scripts here.
+EXTRA_DIST += bench/container-roundtrip

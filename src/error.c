@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *vformat(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
     char *out = NULL;
     if (vasprintf(&out, fmt, ap) < 0)
