@@ -6,10 +6,8 @@
 #include "src/command.h"
 
 extern const struct cp_command cp_cmd_config, cp_cmd_help, cp_cmd_version;
+extern const struct cp_command cp_cmd_egress_proxy;
 
 const struct cp_command *const cp_commands[] = {
-    &cp_cmd_config,
-    &cp_cmd_help,
-    &cp_cmd_version,
-    NULL,
+    &cp_cmd_config, &cp_cmd_egress_proxy, &cp_cmd_help, &cp_cmd_version, NULL,
 };

@@ -11,4 +11,5 @@ libconch_la_SOURCES += \
 	src/command.c src/command.h \
 	src/commands.c \
 	src/cmd-help.c \
-	src/cmd-config.c
+	src/cmd-config.c \
+	src/cmd-egress-proxy.c
