@@ -28,6 +28,7 @@
 #define SWEEP_MS        100
 #define EMFILE_PAUSE_MS 100
 #define RESPONSE_MAX    4096
+#define BUSY_EXTRA      64 /* past the limit: answered 503 rather than dropped */
 
 enum state { ST_HEAD, ST_RESOLVING, ST_DIALING, ST_TUNNEL, ST_REFUSING, ST_LINGER, ST_DEAD };
 
@@ -206,6 +207,7 @@ static void set_flow_text(struct flow *f, const char *text, size_t len)
 }
 
 static void flush_refusal(struct proxy *p, struct conn *c);
+static void after_event(struct proxy *p, struct conn *c);
 
 /* Answers, logs, and from now on reads nothing that could be taken for a request. */
 static void refuse(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
@@ -450,19 +452,7 @@ static void read_head(struct proxy *p, struct conn *c)
 
 /* ---- accepting ---- */
 
-static void refuse_busy(struct proxy *p, int fd)
-{
-    char answer[RESPONSE_MAX];
-    size_t len = cp_egress_response(CP_EGRESS_BUSY, "the request", NULL, 0, answer, sizeof(answer));
-    ssize_t n = send(fd, answer, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-    (void)n; /* best effort: the client is told if its buffer has room, else it sees a close */
-    struct cp_egress_decision d = {
-        .time = time(NULL), .box = "", .host = "", .reason = CP_EGRESS_BUSY};
-    cp_egress_log_write(p->cfg->log, &d, NULL);
-    close(fd);
-}
-
-static void conn_new(struct proxy *p, int fd)
+static struct conn *conn_new(struct proxy *p, int fd)
 {
     struct conn *c = xcalloc(1, sizeof(*c));
     c->client = (struct side){.c = c, .fd = fd};
@@ -474,13 +464,14 @@ static void conn_new(struct proxy *p, int fd)
         close(fd);
         free(c->head);
         free(c);
-        return;
+        return NULL;
     }
     c->next = p->conns;
     if (p->conns)
         p->conns->prev = c;
     p->conns = c;
     p->nconns++;
+    return c;
 }
 
 static void accept_some(struct proxy *p)
@@ -495,10 +486,17 @@ static void accept_some(struct proxy *p)
             }
             return;
         }
-        if (p->nconns >= p->cfg->max_conns)
-            refuse_busy(p, fd);
-        else
-            conn_new(p, fd);
+        if (p->nconns >= p->cfg->max_conns + BUSY_EXTRA) {
+            close(fd); /* past even the room kept for saying "busy" */
+            continue;
+        }
+        bool busy = p->nconns >= p->cfg->max_conns;
+        struct conn *c = conn_new(p, fd);
+        if (c != NULL && busy) {
+            /* Told through the usual refusal, which lingers so the answer is not reset. */
+            refuse(p, c, CP_EGRESS_BUSY, NULL);
+            after_event(p, c);
+        }
     }
 }
 
