@@ -29,3 +29,26 @@ tests_unit_test_egress_auth_log_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log
 endif
+
+# Fuzz targets for what the proxy reads from a box: its request head, and the addresses a
+# resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always replayed.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr
+tests_fuzz_fuzz_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c
+tests_fuzz_fuzz_proxy_request_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_request_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c
+tests_fuzz_fuzz_proxy_addr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
+tests_fuzz_replay_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_request_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_request\"
+tests_fuzz_replay_proxy_request_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
+tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
