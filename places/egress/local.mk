@@ -52,3 +52,4 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
+EXTRA_DIST += bench/egress-proxy
