@@ -78,6 +78,8 @@ int cp_command_parse(const struct cp_command *cmd, int argc, char **argv, struct
                      cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
+    out->argc = argc;
+    out->argv = argv;
     out->rest = xcalloc((size_t)argc + 1, sizeof(char *));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -109,6 +111,38 @@ const char *cp_arg(const struct cp_parsed *args, const struct cp_command *cmd,
     if (idx < 0)
         abort();
     return args->values[idx];
+}
+
+/* Re-reads argv, which cp_command_parse has already checked, for one option's values. */
+const char *cp_arg_next(const struct cp_parsed *args, const struct cp_command *cmd,
+                        const char *long_name, int *pos)
+{
+    int want = find_long(cmd->options, long_name, strlen(long_name));
+    if (want < 0)
+        abort();
+    for (int i = *pos > 0 ? *pos : 1; i < args->argc; i++) {
+        const char *a = args->argv[i];
+        if (strcmp(a, "--") == 0 || a[0] != '-' || a[1] == '\0') {
+            if (strcmp(a, "--") == 0 || cmd->stop_at_positional)
+                break;
+            continue;
+        }
+        const char *name = a[1] == '-' ? a + 2 : NULL;
+        const char *eq = name ? strchr(name, '=') : NULL;
+        int idx = name ? find_long(cmd->options, name, eq ? (size_t)(eq - name) : strlen(name))
+                       : find_short(cmd->options, a[1]);
+        if (idx < 0)
+            continue;
+        const char *value = eq ? eq + 1 : NULL;
+        if (cmd->options[idx].arg_name != NULL && value == NULL && i + 1 < args->argc)
+            value = args->argv[++i];
+        if (idx == want) {
+            *pos = i + 1;
+            return value;
+        }
+    }
+    *pos = args->argc;
+    return NULL;
 }
 
 void cp_command_usage(const struct cp_command *cmd, FILE *out)

@@ -17,6 +17,8 @@ struct cp_parsed {
     const char *values[16]; /* per option index: its argument, or "" for a set flag, or NULL */
     char **rest;            /* positional arguments (borrowed from argv) */
     int nrest;
+    int argc; /* the command's own argv, for options given more than once (cp_arg_next) */
+    char **argv;
 };
 
 struct cp_command {
@@ -43,6 +45,10 @@ int cp_command_parse(const struct cp_command *cmd, int argc, char **argv, struct
 /* Index of an option in cmd's table by long name; aborts on a typo in our own code. */
 const char *cp_arg(const struct cp_parsed *args, const struct cp_command *cmd,
                    const char *long_name);
+
+/* Each value of a repeatable option in order: start with *pos = 0, call until NULL. */
+const char *cp_arg_next(const struct cp_parsed *args, const struct cp_command *cmd,
+                        const char *long_name, int *pos);
 
 void cp_command_usage(const struct cp_command *cmd, FILE *out);
 void cp_commands_overview(FILE *out);

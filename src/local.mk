@@ -18,4 +18,5 @@ libconch_la_SOURCES += \
 	src/cmd-run.c \
 	src/cmd-clean.c \
 	src/cmd-places.c \
-	src/cmd-image.c
+	src/cmd-image.c \
+	src/cmd-egress-proxy.c

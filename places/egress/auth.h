@@ -1,0 +1,40 @@
+/* The per-box proxy credential.
+ *
+ * Scheme: the sidecar is started with CONCH_EGRESS_SECRET in its environment (at least 32
+ * bytes, e.g. 64 hex digits from a random source; never on the command line, which other
+ * processes can read). A box's credential is user = its box id ([A-Za-z0-9_.-], 1 to 64
+ * bytes) and password = lower-case hex of HMAC-SHA256(secret, box id), sent as
+ * `Proxy-Authorization: Basic base64(box:token)`; conch-place puts it in the box's
+ * HTTP_PROXY=http://BOX:TOKEN@SIDECAR_IP:3128. A sidecar shared by many boxes thus learns no
+ * list of boxes, and no box can speak for another. Without a secret (the proxy used on its
+ * own) the credential is optional and the box id it names is logged unverified. */
+#ifndef CONCH_EGRESS_AUTH_H
+#define CONCH_EGRESS_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/error.h"
+
+#define CP_EGRESS_SECRET_ENV  "CONCH_EGRESS_SECRET"
+#define CP_EGRESS_SECRET_MIN  32
+#define CP_EGRESS_BOX_MAX     64
+#define CP_EGRESS_TOKEN_CHARS 64
+
+void cp_sha256(const void *data, size_t len, uint8_t out[32]);
+void cp_hmac_sha256(const void *key, size_t key_len, const void *data, size_t len, uint8_t out[32]);
+
+bool cp_egress_box_id_valid(const char *box);
+
+/* The token for a box under a secret: 64 hex digits and a NUL into out. */
+int cp_egress_box_token(const char *secret, const char *box, char out[CP_EGRESS_TOKEN_CHARS + 1],
+                        cp_error_t *err);
+
+/* Checks a Proxy-Authorization value. box_out always receives the box id the header claims
+ * (or "" when it names none), so a refusal can still be told to the right box. With secret
+ * NULL any well-formed claim (or none) passes. The token is compared in constant time. */
+bool cp_egress_auth_check(const char *secret, const char *header,
+                          char box_out[CP_EGRESS_BOX_MAX + 1]);
+
+#endif

@@ -1,0 +1,148 @@
+/* Writing and reading the decision log. json-c writes it, so a host name with a quote or a
+ * control byte cannot forge a second line or field. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "places/egress/elog.h"
+#include "src/json.h"
+#include "src/util.h"
+
+#define LOG_READ_MAX (16 * 1024 * 1024)
+#define HOSTS_MAX    1024
+
+const char *cp_egress_verdict_name(enum cp_egress_reason reason)
+{
+    switch (reason) {
+    case CP_EGRESS_ALLOWED:
+        return "allowed";
+    case CP_EGRESS_DNS:
+    case CP_EGRESS_UNREACHABLE:
+    case CP_EGRESS_DIAL_TIMEOUT:
+        return "failed";
+    default:
+        return "refused";
+    }
+}
+
+static json_object *decision_json(const struct cp_egress_decision *d)
+{
+    char when[32];
+    struct tm tm;
+    gmtime_r(&d->time, &tm);
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "time", json_object_new_string(when));
+    json_object_object_add(o, "box", json_object_new_string(d->box ? d->box : ""));
+    json_object_object_add(o, "host", json_object_new_string(d->host ? d->host : ""));
+    json_object_object_add(o, "port", json_object_new_int((int)d->port));
+    json_object_object_add(o, "verdict", json_object_new_string(cp_egress_verdict_name(d->reason)));
+    json_object_object_add(o, "reason",
+                           json_object_new_string(cp_egress_reason_info(d->reason)->slug));
+    json_object_object_add(o, "status",
+                           json_object_new_int(cp_egress_reason_info(d->reason)->status));
+    if (d->addr != NULL)
+        json_object_object_add(o, "addr", json_object_new_string(d->addr));
+    return o;
+}
+
+int cp_egress_log_write(FILE *f, const struct cp_egress_decision *d, cp_error_t *err)
+{
+    cleanup_json json_object *o = decision_json(d);
+    const char *line =
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (fprintf(f, "%s\n", line) < 0 || fflush(f) != 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the egress log");
+    return 0;
+}
+
+static bool strv_has(char **v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* The refused host a line names for box, or NULL. Borrowed from o. */
+static const char *refused_host(json_object *o, const char *box)
+{
+    const char *b = cp_json_str(o, "box"), *verdict = cp_json_str(o, "verdict");
+    const char *host = cp_json_str(o, "host");
+    if (b == NULL || verdict == NULL || host == NULL || host[0] == '\0')
+        return NULL;
+    if (strcmp(b, box) != 0 || strcmp(verdict, "refused") != 0)
+        return NULL;
+    return host;
+}
+
+/* The decision object in a line that may carry a prefix (a timestamp, or a frame header some
+ * bytes of which can be '{'): tried from each of the first few braces. */
+static json_object *parse_object(const char *line, size_t len)
+{
+    const char *p = line;
+    for (int tries = 0; tries < 4; tries++) {
+        const char *brace = memchr(p, '{', len - (size_t)(p - line));
+        if (brace == NULL)
+            return NULL;
+        json_object *o = NULL;
+        if (cp_json_parse(brace, len - (size_t)(brace - line), "log line", &o, NULL) == 0) {
+            if (json_object_is_type(o, json_type_object))
+                return o;
+            json_object_put(o);
+        }
+        p = brace + 1;
+    }
+    return NULL;
+}
+
+static void take_line(const char *line, size_t len, const char *box, char ***v, size_t *n)
+{
+    if (*n >= HOSTS_MAX)
+        return;
+    cleanup_json json_object *o = parse_object(line, len);
+    if (o == NULL)
+        return;
+    const char *host = refused_host(o, box);
+    if (host == NULL || strv_has(*v, *n, host))
+        return;
+    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
+    (*v)[(*n)++] = xstrdup(host);
+    (*v)[*n] = NULL;
+}
+
+int cp_egress_log_refused_text(const char *text, size_t len, const char *box, char ***hosts_out,
+                               cp_error_t *err)
+{
+    cleanup_strv char **v = xcalloc(1, sizeof(char *));
+    size_t n = 0;
+    for (size_t start = 0; start < len;) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        take_line(text + start, end - start, box, &v, &n);
+        start = end + 1;
+    }
+    *hosts_out = steal_pointer(&v);
+    return 0;
+}
+
+int cp_egress_log_refused(const char *path, const char *box, char ***hosts_out, cp_error_t *err)
+{
+    cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return cp_error_make(err, errno == ENOENT ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, errno,
+                             "cannot read the egress log %s", path);
+    off_t from = st.st_size > LOG_READ_MAX ? st.st_size - LOG_READ_MAX : 0;
+    size_t want = (size_t)(st.st_size - from);
+    cleanup_free char *text = xmalloc(want + 1);
+    ssize_t got = pread(fd, text, want, from);
+    if (got < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read the egress log %s", path);
+    return cp_egress_log_refused_text(text, (size_t)got, box, hosts_out, err);
+}

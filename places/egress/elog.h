@@ -1,0 +1,44 @@
+/* The proxy's decision log: one JSON object a line, which conch-place reads back after a
+ * sealed command failed, to name the hosts the sidecar refused for that box.
+ *
+ * {"time":"2025-01-31T12:00:00Z","box":"b1","host":"evil.example","port":443,
+ *  "verdict":"refused","reason":"not-listed","status":403,"addr":"203.0.113.9"}
+ *
+ * verdict is "allowed" (a tunnel opened), "refused" (the proxy said no: the allow-list, the
+ * port, the method, the address, the credential or the request's form) or "failed" (the
+ * host was allowed but did not resolve or answer). host is the normalised name, or the
+ * request-target as sent (non-printable bytes as '?') when it held no name; box is "" when the
+ * request named none; addr is present only when one was chosen. */
+#ifndef CONCH_EGRESS_ELOG_H
+#define CONCH_EGRESS_ELOG_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "places/egress/verdict.h"
+#include "src/error.h"
+
+struct cp_egress_decision {
+    time_t time;
+    const char *box;
+    const char *host;
+    unsigned port;
+    enum cp_egress_reason reason;
+    const char *addr; /* NULL when none */
+};
+
+const char *cp_egress_verdict_name(enum cp_egress_reason reason);
+
+/* Writes one line and flushes it, so a reader sees every decision made so far. */
+int cp_egress_log_write(FILE *f, const struct cp_egress_decision *d, cp_error_t *err);
+
+/* The distinct hosts refused for box, in the order first refused, from log text (e.g. the
+ * sidecar's standard error as the engine's log API hands it back, or a file's contents).
+ * Lines that are not decision lines are skipped. *hosts_out is a NULL-terminated vector, the
+ * caller's (cp_strv_free), empty when nothing was refused. */
+int cp_egress_log_refused_text(const char *text, size_t len, const char *box, char ***hosts_out,
+                               cp_error_t *err);
+/* The same from a log file (at most its last 16 MiB are read). */
+int cp_egress_log_refused(const char *path, const char *box, char ***hosts_out, cp_error_t *err);
+
+#endif

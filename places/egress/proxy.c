@@ -1,0 +1,705 @@
+/* The event loop. A connection walks HEAD -> RESOLVING -> DIALING -> TUNNEL, or leaves for
+ * REFUSING -> LINGER with an answer that says why. Every stage has a deadline, every buffer a
+ * bound; an idle tunnel holds no buffer at all (bytes pass through one shared scratch buffer
+ * and only what a slow reader leaves behind is kept). */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "places/egress/auth.h"
+#include "places/egress/elog.h"
+#include "places/egress/proxy.h"
+#include "places/egress/request.h"
+#include "src/util.h"
+
+#define SCRATCH_SIZE    (64 * 1024)
+#define LINGER_MS       2000        /* after a refusal: time for the client to read it */
+#define LINGER_BYTES    (64 * 1024) /* and what we discard meanwhile, unread */
+#define ACCEPT_BATCH    64
+#define SWEEP_MS        100
+#define EMFILE_PAUSE_MS 100
+#define RESPONSE_MAX    4096
+#define BUSY_EXTRA      64 /* past the limit: answered 503 rather than dropped */
+
+enum state { ST_HEAD, ST_RESOLVING, ST_DIALING, ST_TUNNEL, ST_REFUSING, ST_LINGER, ST_DEAD };
+
+struct conn;
+
+struct side {
+    struct conn *c;
+    int fd;
+    uint32_t events; /* what epoll watches now */
+};
+
+/* Bytes from one side on their way to the other, kept only when the reader is slow. */
+struct flow {
+    char *buf;
+    size_t off, len;
+    bool eof; /* the source sent FIN; passed on once buf is empty */
+};
+
+struct conn {
+    struct conn *prev, *next;
+    struct side client, upstream;
+    enum state state;
+    uint64_t deadline;
+    char *head; /* HEAD stage only */
+    size_t head_len;
+    char name[CP_EGRESS_TARGET_MAX + 1]; /* the host, or the target when it held none */
+    bool is_host;
+    unsigned port;
+    char box[CP_EGRESS_BOX_MAX + 1];
+    struct cp_egress_job *job;
+    struct cp_ip addrs[CP_EGRESS_ADDRS_MAX];
+    size_t naddrs, next_addr;
+    struct flow up, down; /* client to upstream; upstream to client (and our answers) */
+    size_t discarded;
+};
+
+struct proxy {
+    const struct cp_egress_proxy_config *cfg;
+    int epfd;
+    struct side listener;
+    uint64_t accept_resume; /* 0 while accepting */
+    struct cp_egress_resolver *resolver;
+    struct side resolver_side;
+    struct conn *conns, *dead;
+    unsigned nconns;
+    uint64_t now, next_sweep, idle_since;
+    char *scratch;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void cp_egress_proxy_defaults(struct cp_egress_proxy_config *cfg)
+{
+    if (cfg->max_conns == 0)
+        cfg->max_conns = 2048;
+    if (cfg->head_timeout_ms == 0)
+        cfg->head_timeout_ms = 10 * 1000;
+    if (cfg->dial_timeout_ms == 0)
+        cfg->dial_timeout_ms = 30 * 1000;
+    if (cfg->idle_timeout_ms == 0)
+        cfg->idle_timeout_ms = 10 * 60 * 1000;
+    if (cfg->resolver_threads == 0)
+        cfg->resolver_threads = 4;
+    if (cfg->resolve == NULL) {
+        cfg->resolve = cp_egress_resolve_default;
+        cfg->resolve_ctx = (void *)cfg->policy;
+    }
+}
+
+/* ---- epoll bookkeeping ---- */
+
+static void watch(struct proxy *p, struct side *s, uint32_t events)
+{
+    if (s->fd < 0 || s->events == events)
+        return;
+    struct epoll_event ev = {.events = events, .data.ptr = s};
+    /* The fd is added on creation with events 0 standing for "registered, nothing wanted". */
+    epoll_ctl(p->epfd, EPOLL_CTL_MOD, s->fd, &ev);
+    s->events = events;
+}
+
+static int watch_new(struct proxy *p, struct side *s, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.ptr = s};
+    if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, s->fd, &ev) < 0)
+        return -1;
+    s->events = events;
+    return 0;
+}
+
+static void side_close(struct proxy *p, struct side *s)
+{
+    if (s->fd < 0)
+        return;
+    epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
+    close(s->fd);
+    s->fd = -1;
+    s->events = 0;
+}
+
+static void flow_dispose(struct flow *f)
+{
+    free(f->buf);
+    f->buf = NULL;
+    f->off = f->len = 0;
+}
+
+/* Closes everything now; the memory goes after the current batch of events, which may still
+ * name this connection. */
+static void conn_kill(struct proxy *p, struct conn *c)
+{
+    if (c->state == ST_DEAD)
+        return;
+    side_close(p, &c->client);
+    side_close(p, &c->upstream);
+    if (c->job != NULL)
+        cp_egress_resolver_cancel(c->job);
+    c->job = NULL;
+    free(c->head);
+    c->head = NULL;
+    flow_dispose(&c->up);
+    flow_dispose(&c->down);
+    c->state = ST_DEAD;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        p->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->next = p->dead;
+    p->dead = c;
+    p->nconns--;
+}
+
+static void bury_dead(struct proxy *p)
+{
+    while (p->dead != NULL) {
+        struct conn *c = p->dead;
+        p->dead = c->next;
+        free(c);
+    }
+}
+
+/* ---- decisions and answers ---- */
+
+static void log_decision(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                         const struct cp_ip *addr)
+{
+    char text[64];
+    if (addr != NULL)
+        cp_ip_format(addr, text, sizeof(text));
+    struct cp_egress_decision d = {
+        .time = time(NULL),
+        .box = c->box,
+        .host = c->name,
+        .port = c->port,
+        .reason = reason,
+        .addr = addr ? text : NULL,
+    };
+    cleanup_error cp_error_t err = NULL;
+    if (cp_egress_log_write(p->cfg->log, &d, &err) < 0)
+        cp_error_print(&err); /* a full disk must not stop the proxy */
+}
+
+static void set_flow_text(struct flow *f, const char *text, size_t len)
+{
+    flow_dispose(f);
+    f->buf = xmalloc(len);
+    memcpy(f->buf, text, len);
+    f->len = len;
+}
+
+static void flush_refusal(struct proxy *p, struct conn *c);
+static void after_event(struct proxy *p, struct conn *c);
+
+/* Answers, logs, and from now on reads nothing that could be taken for a request. */
+static void refuse(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                   const struct cp_ip *addr)
+{
+    char host_port[CP_EGRESS_TARGET_MAX + 16], answer[RESPONSE_MAX];
+    log_decision(p, c, reason, addr);
+    if (c->is_host)
+        snprintf(host_port, sizeof(host_port), "%s:%u", c->name, c->port);
+    else
+        snprintf(host_port, sizeof(host_port), "%s", c->name[0] ? c->name : "the request");
+    size_t len =
+        cp_egress_response(reason, host_port, (const char *const *)p->cfg->policy->patterns,
+                           p->cfg->policy->npatterns, answer, sizeof(answer));
+    side_close(p, &c->upstream);
+    if (c->job != NULL)
+        cp_egress_resolver_cancel(c->job);
+    c->job = NULL;
+    free(c->head);
+    c->head = NULL;
+    flow_dispose(&c->up);
+    set_flow_text(&c->down, answer, len);
+    c->state = ST_REFUSING;
+    c->deadline = p->now + LINGER_MS;
+    flush_refusal(p, c);
+}
+
+/* Writes what a flow holds to fd; -1 when the peer is gone. */
+static int flow_write(struct flow *f, int fd)
+{
+    while (f->len > 0) {
+        ssize_t n = send(fd, f->buf + f->off, f->len, MSG_NOSIGNAL);
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        f->off += (size_t)n;
+        f->len -= (size_t)n;
+    }
+    flow_dispose(f);
+    return 0;
+}
+
+static void flush_refusal(struct proxy *p, struct conn *c)
+{
+    if (flow_write(&c->down, c->client.fd) < 0) {
+        conn_kill(p, c);
+        return;
+    }
+    if (c->down.len > 0)
+        return;
+    /* Half-close and drain unread for a moment: closing with unread bytes would send a reset
+     * that can destroy the answer before the client reads it. */
+    shutdown(c->client.fd, SHUT_WR);
+    c->state = ST_LINGER;
+}
+
+static void linger_drain(struct proxy *p, struct conn *c)
+{
+    ssize_t n = recv(c->client.fd, p->scratch, SCRATCH_SIZE, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    c->discarded += n > 0 ? (size_t)n : 0;
+    if (n <= 0 || c->discarded > LINGER_BYTES)
+        conn_kill(p, c);
+}
+
+/* ---- the tunnel ---- */
+
+static void tunnel_open(struct proxy *p, struct conn *c)
+{
+    static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+    int one = 1;
+    log_decision(p, c, CP_EGRESS_ALLOWED, &c->addrs[c->next_addr]);
+    setsockopt(c->client.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(c->upstream.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    set_flow_text(&c->down, ok, sizeof(ok) - 1);
+    c->state = ST_TUNNEL;
+    c->deadline = p->now + p->cfg->idle_timeout_ms;
+    if (flow_write(&c->down, c->client.fd) < 0)
+        conn_kill(p, c);
+}
+
+/* Moves bytes from one side to the other through the scratch buffer; keeps the rest when
+ * the reader is slow, and then reads no more from this source until it is written. */
+static void relay(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
+                  struct side *to)
+{
+    if (f->len > 0 || f->eof)
+        return;
+    ssize_t n = recv(from->fd, p->scratch, SCRATCH_SIZE, 0);
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            conn_kill(p, c);
+        return;
+    }
+    c->deadline = p->now + p->cfg->idle_timeout_ms;
+    if (n == 0) {
+        f->eof = true;
+        shutdown(to->fd, SHUT_WR); /* half-close passes on; the other way keeps flowing */
+        return;
+    }
+    ssize_t w = send(to->fd, p->scratch, (size_t)n, MSG_NOSIGNAL);
+    if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        conn_kill(p, c);
+        return;
+    }
+    size_t sent = w > 0 ? (size_t)w : 0;
+    if (sent < (size_t)n) {
+        f->buf = xmalloc((size_t)n - sent);
+        memcpy(f->buf, p->scratch + sent, (size_t)n - sent);
+        f->len = (size_t)n - sent;
+    }
+}
+
+static void flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to)
+{
+    if (f->len == 0)
+        return;
+    if (flow_write(f, to->fd) < 0) {
+        conn_kill(p, c);
+        return;
+    }
+    c->deadline = p->now + p->cfg->idle_timeout_ms;
+    if (f->len == 0 && f->eof)
+        shutdown(to->fd, SHUT_WR);
+}
+
+static bool tunnel_done(const struct conn *c)
+{
+    return c->up.eof && c->up.len == 0 && c->down.eof && c->down.len == 0;
+}
+
+/* ---- dialling ---- */
+
+static void dial_next(struct proxy *p, struct conn *c)
+{
+    for (; c->next_addr < c->naddrs; c->next_addr++) {
+        const struct cp_ip *ip = &c->addrs[c->next_addr];
+        struct sockaddr_storage ss = {0};
+        socklen_t len;
+        if (ip->family == AF_INET) {
+            struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+            in->sin_family = AF_INET;
+            in->sin_port = htons((uint16_t)c->port);
+            memcpy(&in->sin_addr, ip->bytes, 4);
+            len = sizeof(*in);
+        } else {
+            struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+            in6->sin6_family = AF_INET6;
+            in6->sin6_port = htons((uint16_t)c->port);
+            memcpy(&in6->sin6_addr, ip->bytes, 16);
+            len = sizeof(*in6);
+        }
+        int fd = socket(ip->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            continue;
+        c->upstream.fd = fd;
+        if (watch_new(p, &c->upstream, EPOLLOUT) < 0) {
+            side_close(p, &c->upstream);
+            continue;
+        }
+        /* The address connected to is the one that was checked: no second lookup. */
+        if (connect(fd, (struct sockaddr *)&ss, len) == 0 || errno == EINPROGRESS)
+            return;
+        side_close(p, &c->upstream);
+    }
+    refuse(p, c, CP_EGRESS_UNREACHABLE, NULL);
+}
+
+static void dial_check(struct proxy *p, struct conn *c)
+{
+    int soerr = 0;
+    socklen_t len = sizeof(soerr);
+    if (getsockopt(c->upstream.fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0 || soerr != 0) {
+        side_close(p, &c->upstream);
+        c->next_addr++;
+        dial_next(p, c);
+        return;
+    }
+    tunnel_open(p, c);
+}
+
+static void resolved(struct proxy *p, struct conn *c, const struct cp_egress_answer *a)
+{
+    c->job = NULL;
+    if (!a->ok) {
+        refuse(p, c, CP_EGRESS_DNS, NULL);
+        return;
+    }
+    size_t bad = 0;
+    if (cp_egress_policy_check_addrs(p->cfg->policy, a->addrs, a->n, &bad) != CP_EGRESS_ALLOWED) {
+        refuse(p, c, CP_EGRESS_SPECIAL_ADDRESS, &a->addrs[bad]);
+        return;
+    }
+    memcpy(c->addrs, a->addrs, a->n * sizeof(a->addrs[0]));
+    c->naddrs = a->n;
+    c->next_addr = 0;
+    c->state = ST_DIALING;
+    dial_next(p, c);
+}
+
+/* ---- the request head ---- */
+
+static void decide(struct proxy *p, struct conn *c, const struct cp_egress_request *req,
+                   enum cp_egress_reason reason)
+{
+    bool authorised = cp_egress_auth_check(p->cfg->secret, req->auth, c->box);
+    c->is_host = req->host[0] != '\0' && req->port != 0;
+    snprintf(c->name, sizeof(c->name), "%s", c->is_host ? req->host : req->target);
+    c->port = req->port;
+    if (!authorised)
+        reason = CP_EGRESS_AUTH;
+    else if (reason == CP_EGRESS_ALLOWED && !cp_egress_policy_listed(p->cfg->policy, req->host))
+        reason = CP_EGRESS_NOT_LISTED;
+    if (reason != CP_EGRESS_ALLOWED) {
+        refuse(p, c, reason, NULL);
+        return;
+    }
+    free(c->head);
+    c->head = NULL;
+    c->state = ST_RESOLVING;
+    c->deadline = p->now + p->cfg->dial_timeout_ms;
+    c->job = cp_egress_resolver_submit(p->resolver, req->host, c);
+}
+
+static void read_head(struct proxy *p, struct conn *c)
+{
+    /* One byte past the maximum, so a head that fills it is seen to be too big. */
+    ssize_t n = recv(c->client.fd, c->head + c->head_len, CP_EGRESS_HEAD_MAX + 1 - c->head_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        conn_kill(p, c); /* gone before asking anything: no decision to log */
+        return;
+    }
+    c->head_len += (size_t)n;
+    struct cp_egress_request req;
+    enum cp_egress_reason reason = CP_EGRESS_MALFORMED;
+    if (cp_egress_parse_head(c->head, c->head_len, &req, &reason) == 1)
+        return;
+    decide(p, c, &req, reason);
+}
+
+/* ---- accepting ---- */
+
+static struct conn *conn_new(struct proxy *p, int fd)
+{
+    struct conn *c = xcalloc(1, sizeof(*c));
+    c->client = (struct side){.c = c, .fd = fd};
+    c->upstream = (struct side){.c = c, .fd = -1};
+    c->head = xmalloc(CP_EGRESS_HEAD_MAX + 1);
+    c->state = ST_HEAD;
+    c->deadline = p->now + p->cfg->head_timeout_ms;
+    if (watch_new(p, &c->client, EPOLLIN) < 0) {
+        close(fd);
+        free(c->head);
+        free(c);
+        return NULL;
+    }
+    c->next = p->conns;
+    if (p->conns)
+        p->conns->prev = c;
+    p->conns = c;
+    p->nconns++;
+    return c;
+}
+
+static void accept_some(struct proxy *p)
+{
+    for (int i = 0; i < ACCEPT_BATCH; i++) {
+        int fd = accept4(p->listener.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* Out of descriptors: stop asking for a moment instead of spinning. */
+                watch(p, &p->listener, 0);
+                p->accept_resume = p->now + EMFILE_PAUSE_MS;
+            }
+            return;
+        }
+        if (p->nconns >= p->cfg->max_conns + BUSY_EXTRA) {
+            close(fd); /* past even the room kept for saying "busy" */
+            continue;
+        }
+        bool busy = p->nconns >= p->cfg->max_conns;
+        struct conn *c = conn_new(p, fd);
+        if (c != NULL && busy) {
+            /* Told through the usual refusal, which lingers so the answer is not reset. */
+            refuse(p, c, CP_EGRESS_BUSY, NULL);
+            after_event(p, c);
+        }
+    }
+}
+
+/* ---- dispatch ---- */
+
+static void on_client(struct proxy *p, struct conn *c, uint32_t ev)
+{
+    bool in = ev & (EPOLLIN | EPOLLHUP | EPOLLERR), out = ev & (EPOLLOUT | EPOLLERR);
+    switch (c->state) {
+    case ST_HEAD:
+        if (in)
+            read_head(p, c);
+        break;
+    case ST_RESOLVING:
+    case ST_DIALING:
+        if (ev & (EPOLLHUP | EPOLLERR))
+            conn_kill(p, c);
+        break;
+    case ST_TUNNEL:
+        if (out)
+            flush_flow(p, c, &c->down, &c->client);
+        if (c->state == ST_TUNNEL && in && c->up.eof && (ev & (EPOLLHUP | EPOLLERR)))
+            conn_kill(p, c); /* gone both ways, and nothing left to read from it */
+        else if (c->state == ST_TUNNEL && in)
+            relay(p, c, &c->client, &c->up, &c->upstream);
+        break;
+    case ST_REFUSING:
+        if (out || in)
+            flush_refusal(p, c);
+        break;
+    case ST_LINGER:
+        linger_drain(p, c);
+        break;
+    case ST_DEAD:
+        break;
+    }
+}
+
+static void on_upstream(struct proxy *p, struct conn *c, uint32_t ev)
+{
+    bool in = ev & (EPOLLIN | EPOLLHUP | EPOLLERR), out = ev & (EPOLLOUT | EPOLLERR);
+    if (c->state == ST_DIALING) {
+        dial_check(p, c);
+        return;
+    }
+    if (c->state != ST_TUNNEL)
+        return;
+    if (out)
+        flush_flow(p, c, &c->up, &c->upstream);
+    if (c->state == ST_TUNNEL && in && c->down.eof && (ev & (EPOLLHUP | EPOLLERR)))
+        conn_kill(p, c);
+    else if (c->state == ST_TUNNEL && in)
+        relay(p, c, &c->upstream, &c->down, &c->client);
+}
+
+static void update_watch(struct proxy *p, struct conn *c)
+{
+    uint32_t cl = 0, up = 0;
+    switch (c->state) {
+    case ST_HEAD:
+    case ST_LINGER:
+        cl = EPOLLIN;
+        break;
+    case ST_REFUSING:
+        cl = EPOLLOUT;
+        break;
+    case ST_DIALING:
+        up = EPOLLOUT;
+        break;
+    case ST_TUNNEL:
+        cl = (c->up.len == 0 && !c->up.eof ? EPOLLIN : 0) | (c->down.len > 0 ? EPOLLOUT : 0);
+        up = (c->down.len == 0 && !c->down.eof ? EPOLLIN : 0) | (c->up.len > 0 ? EPOLLOUT : 0);
+        break;
+    default:
+        break;
+    }
+    watch(p, &c->client, cl);
+    watch(p, &c->upstream, up);
+}
+
+static void after_event(struct proxy *p, struct conn *c)
+{
+    if (c->state == ST_TUNNEL && tunnel_done(c))
+        conn_kill(p, c);
+    if (c->state != ST_DEAD)
+        update_watch(p, c);
+}
+
+static void take_answers(struct proxy *p)
+{
+    void *tag;
+    struct cp_egress_answer a;
+    while (cp_egress_resolver_take(p->resolver, &tag, &a) == 1) {
+        struct conn *c = tag;
+        resolved(p, c, &a);
+        after_event(p, c);
+    }
+}
+
+static void on_event(struct proxy *p, struct side *s, uint32_t ev)
+{
+    if (s == &p->listener) {
+        accept_some(p);
+        return;
+    }
+    if (s == &p->resolver_side) {
+        take_answers(p);
+        return;
+    }
+    struct conn *c = s->c;
+    if (c->state == ST_DEAD)
+        return;
+    if (s == &c->client)
+        on_client(p, c, ev);
+    else
+        on_upstream(p, c, ev);
+    after_event(p, c);
+}
+
+/* ---- time ---- */
+
+static void expire(struct proxy *p, struct conn *c)
+{
+    if (c->state == ST_HEAD)
+        refuse(p, c, CP_EGRESS_HEAD_TIMEOUT, NULL);
+    else if (c->state == ST_RESOLVING || c->state == ST_DIALING)
+        refuse(p, c, CP_EGRESS_DIAL_TIMEOUT, NULL);
+    else
+        conn_kill(p, c); /* an idle tunnel, or a refused client that will not read */
+    after_event(p, c);
+}
+
+static void sweep(struct proxy *p)
+{
+    if (p->now < p->next_sweep)
+        return;
+    p->next_sweep = p->now + SWEEP_MS;
+    for (struct conn *c = p->conns, *next; c != NULL; c = next) {
+        next = c->next;
+        if (p->now >= c->deadline)
+            expire(p, c);
+    }
+    if (p->accept_resume != 0 && p->now >= p->accept_resume) {
+        p->accept_resume = 0;
+        watch(p, &p->listener, EPOLLIN);
+    }
+}
+
+static bool idle_exit_due(struct proxy *p)
+{
+    if (p->nconns > 0 || p->cfg->exit_idle_ms == 0) {
+        p->idle_since = p->now;
+        return false;
+    }
+    return p->now - p->idle_since >= p->cfg->exit_idle_ms;
+}
+
+/* ---- the loop ---- */
+
+static int loop(struct proxy *p, cp_error_t *err)
+{
+    struct epoll_event events[128];
+    while (p->cfg->stop == NULL || !*p->cfg->stop) {
+        int n = epoll_wait(p->epfd, events, (int)ARRAY_SIZE(events), SWEEP_MS);
+        if (n < 0 && errno != EINTR)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "epoll_wait failed");
+        p->now = now_ms();
+        for (int i = 0; i < n; i++)
+            on_event(p, events[i].data.ptr, events[i].events);
+        bury_dead(p);
+        sweep(p);
+        bury_dead(p);
+        if (idle_exit_due(p))
+            break;
+    }
+    return 0;
+}
+
+static void proxy_dispose(struct proxy *p)
+{
+    while (p->conns != NULL)
+        conn_kill(p, p->conns);
+    bury_dead(p);
+    cp_egress_resolver_free(p->resolver);
+    if (p->epfd >= 0)
+        close(p->epfd);
+    free(p->scratch);
+}
+
+int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg, cp_error_t *err)
+{
+    __attribute__((cleanup(proxy_dispose))) struct proxy p = {.cfg = cfg, .epfd = -1};
+    p.now = p.idle_since = now_ms();
+    p.scratch = xmalloc(SCRATCH_SIZE);
+    p.listener = (struct side){.fd = listen_fd};
+    p.epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (p.epfd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot create the epoll instance");
+    if (cp_egress_resolver_new(cfg->resolve, cfg->resolve_ctx, cfg->resolver_threads, &p.resolver,
+                               err) < 0)
+        return cp_error_code(err);
+    p.resolver_side = (struct side){.fd = cp_egress_resolver_fd(p.resolver)};
+    if (watch_new(&p, &p.listener, EPOLLIN) < 0 || watch_new(&p, &p.resolver_side, EPOLLIN) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot watch the listening socket");
+    return loop(&p, err);
+}

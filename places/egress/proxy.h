@@ -1,0 +1,37 @@
+/* The egress proxy's event loop: CONNECT host:443 for listed names, one epoll loop, no thread
+ * per connection (lookups run on a small pool, see resolver.h). Knows nothing of the engine. */
+#ifndef CONCH_EGRESS_PROXY_H
+#define CONCH_EGRESS_PROXY_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "places/egress/policy.h"
+#include "places/egress/resolver.h"
+#include "src/error.h"
+
+struct cp_egress_proxy_config {
+    const struct cp_egress_policy *policy;
+    const char *secret;       /* NULL: the per-box credential is optional (see auth.h) */
+    FILE *log;                /* one JSON line per decision (elog.h) */
+    unsigned max_conns;       /* client connections, in any stage */
+    unsigned head_timeout_ms; /* from accept to a whole head; not reset by trickled bytes */
+    unsigned dial_timeout_ms; /* from the head to a connected upstream */
+    unsigned idle_timeout_ms; /* a tunnel with no byte either way */
+    unsigned exit_idle_ms;    /* exit 0 after this long with no connection; 0: never */
+    unsigned resolver_threads;
+    cp_egress_resolve_fn resolve;
+    void *resolve_ctx;
+    volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop; may be NULL */
+};
+
+/* Fills in the defaults for every field left zero. */
+void cp_egress_proxy_defaults(struct cp_egress_proxy_config *cfg);
+
+/* Binds and listens on "ADDR:PORT" or "[V6ADDR]:PORT". */
+int cp_egress_listen(const char *addr_port, int *fd_out, cp_error_t *err);
+
+/* Serves on listen_fd (left open) until *stop is set or the exit-idle time passes. */
+int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg, cp_error_t *err);
+
+#endif

@@ -1,0 +1,48 @@
+/* Why the proxy said yes or no, and the HTTP answer each reason gives (RFC 9209 Proxy-Status). */
+#ifndef CONCH_EGRESS_VERDICT_H
+#define CONCH_EGRESS_VERDICT_H
+
+#include <stddef.h>
+
+enum cp_egress_reason {
+    CP_EGRESS_ALLOWED = 0,
+    CP_EGRESS_MALFORMED,       /* not HTTP/1.x as the RFC writes it */
+    CP_EGRESS_HEAD_TOO_BIG,    /* past the head size or header count */
+    CP_EGRESS_NOT_CONNECT,     /* any method but CONNECT: plain HTTP is never proxied */
+    CP_EGRESS_ABSOLUTE_FORM,   /* "GET http://host/": plain HTTP through a proxy */
+    CP_EGRESS_IP_LITERAL,      /* the list names hosts, so an address is never listed */
+    CP_EGRESS_PORT,            /* anything but exactly "443" */
+    CP_EGRESS_BAD_HOST,        /* not a letter-digit-hyphen name */
+    CP_EGRESS_BODY,            /* Content-Length or Transfer-Encoding on a CONNECT */
+    CP_EGRESS_EARLY_DATA,      /* bytes after the head before the tunnel was granted */
+    CP_EGRESS_NOT_LISTED,      /* a good name that is not on the allow-list */
+    CP_EGRESS_SPECIAL_ADDRESS, /* a listed name resolving into a network we do not reach */
+    CP_EGRESS_AUTH,            /* no or wrong per-box credential */
+    CP_EGRESS_DNS,             /* the name did not resolve */
+    CP_EGRESS_UNREACHABLE,     /* no address accepted the connection */
+    CP_EGRESS_HEAD_TIMEOUT,    /* the head did not arrive in time */
+    CP_EGRESS_DIAL_TIMEOUT,    /* resolving and connecting took too long */
+    CP_EGRESS_BUSY,            /* the connection limit is reached */
+    CP_EGRESS_REASON_COUNT,
+};
+
+struct cp_egress_reason_info {
+    int status;
+    const char *status_text;
+    const char *proxy_status_error; /* an RFC 9209 error type */
+    const char *slug;               /* the log's "reason" field */
+    const char *sentence;           /* for the body and Proxy-Status details */
+};
+
+const struct cp_egress_reason_info *cp_egress_reason_info(enum cp_egress_reason reason);
+
+/* Finds a reason by its log slug; -1 when unknown. */
+int cp_egress_reason_from_slug(const char *slug);
+
+/* Writes the whole refusal (status line, Proxy-Status, Connection: close, body naming the
+ * target and the allow-list) into out; never more than size bytes, the list cut with "..."
+ * when it does not fit. Returns the length written. host_port is printable ASCII already. */
+size_t cp_egress_response(enum cp_egress_reason reason, const char *host_port,
+                          const char *const *allowed, size_t nallowed, char *out, size_t size);
+
+#endif

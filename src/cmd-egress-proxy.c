@@ -1,0 +1,194 @@
+/* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
+ * from the options, takes the per-box secret from the environment (argv is readable by every
+ * process on the machine; see places/egress/auth.h for the credential), and runs the loop. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "places/egress/auth.h"
+#include "places/egress/policy.h"
+#include "places/egress/proxy.h"
+#include "src/command.h"
+#include "src/log.h"
+#include "src/util.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    stop_requested = 1;
+}
+
+static const struct cp_option options[] = {
+    {"listen", 0, "ADDR:PORT", "where to listen (default 0.0.0.0:3128)"},
+    {"allow", 0, "HOST", "allow CONNECT HOST:443; exact or *.suffix (repeatable)"},
+    {"allow-file", 0, "FILE", "hosts to allow, one a line, # comments (repeatable)"},
+    {"allow-cidr", 0, "CIDR", "let listed names reach these non-public addresses (repeatable)"},
+    {"log", 0, "FILE", "append one JSON line per decision (default: standard error)"},
+    {"resolve", 0, "HOST=ADDR", "answer HOST with ADDR, no lookup; still checked (repeatable)"},
+    {"max-connections", 0, "N", "client connections at once (default 2048)"},
+    {"head-timeout", 0, "SECONDS", "time for a whole request head (default 10)"},
+    {"idle-timeout", 0, "SECONDS", "close a tunnel silent this long (default 600)"},
+    {"exit-idle", 0, "SECONDS", "exit after this long with no connection (default: never)"},
+    {0},
+};
+
+extern const struct cp_command cp_cmd_egress_proxy;
+
+typedef int (*add_fn)(struct cp_egress_policy *, const char *, cp_error_t *);
+
+static int add_each(const struct cp_parsed *args, const char *option, add_fn add,
+                    struct cp_egress_policy *policy, cp_error_t *err)
+{
+    int pos = 0;
+    for (const char *v; (v = cp_arg_next(args, &cp_cmd_egress_proxy, option, &pos)) != NULL;)
+        if (add(policy, v, err) < 0)
+            return cp_error_wrap(err, "--%s", option);
+    return 0;
+}
+
+static int build_policy(const struct cp_parsed *args, struct cp_egress_policy *policy,
+                        cp_error_t *err)
+{
+    if (add_each(args, "allow", cp_egress_policy_add_host, policy, err) < 0 ||
+        add_each(args, "allow-file", cp_egress_policy_add_file, policy, err) < 0 ||
+        add_each(args, "allow-cidr", cp_egress_policy_add_cidr, policy, err) < 0 ||
+        add_each(args, "resolve", cp_egress_policy_add_pin, policy, err) < 0)
+        return cp_error_code(err);
+    return 0;
+}
+
+static int seconds_option(const struct cp_parsed *args, const char *option, long max,
+                          unsigned *ms_out, cp_error_t *err)
+{
+    const char *v = cp_arg(args, &cp_cmd_egress_proxy, option);
+    long s;
+    if (v == NULL)
+        return 0;
+    if (cp_parse_long(v, 1, max, &s) < 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "--%s must be 1 to %ld seconds", option, max);
+    *ms_out = (unsigned)(s * 1000);
+    return 0;
+}
+
+/* Each connection takes two descriptors; ask for the hard limit and fit the count to it. */
+static int fit_connections(const struct cp_parsed *args, unsigned *max_out, cp_error_t *err)
+{
+    const char *v = cp_arg(args, &cp_cmd_egress_proxy, "max-connections");
+    long want = 2048;
+    if (v != NULL && cp_parse_long(v, 1, 1000000, &want) < 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "--max-connections must be 1 to 1000000");
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+        long room = rl.rlim_cur > 64 ? (long)(rl.rlim_cur - 32) / 2 : 1;
+        if (want > room) {
+            cp_say("--max-connections %ld lowered to %ld (descriptor limit %ld)", want, room,
+                   (long)rl.rlim_cur);
+            want = room;
+        }
+    }
+    *max_out = (unsigned)want;
+    return 0;
+}
+
+static int open_log(const char *path, FILE **out, cp_error_t *err)
+{
+    if (path == NULL) {
+        *out = stderr;
+        return 0;
+    }
+    cleanup_close int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the log %s", path);
+    *out = fdopen(fd, "a");
+    if (*out == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the log %s", path);
+    steal_fd(&fd);
+    return 0;
+}
+
+/* The secret is copied and removed from the environment, so no child could inherit it. */
+static int take_secret(char **out, cp_error_t *err)
+{
+    const char *s = getenv(CP_EGRESS_SECRET_ENV);
+    *out = NULL;
+    if (s == NULL || s[0] == '\0')
+        return 0;
+    if (strlen(s) < CP_EGRESS_SECRET_MIN)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "%s must hold at least %d bytes",
+                             CP_EGRESS_SECRET_ENV, CP_EGRESS_SECRET_MIN);
+    *out = xstrdup(s);
+    unsetenv(CP_EGRESS_SECRET_ENV);
+    return 0;
+}
+
+static void close_log(FILE **f)
+{
+    if (*f != NULL && *f != stderr)
+        fclose(*f);
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: epoll_wait returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static int configure(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg,
+                     cp_error_t *err)
+{
+    if (fit_connections(args, &cfg->max_conns, err) < 0 ||
+        seconds_option(args, "head-timeout", 3600, &cfg->head_timeout_ms, err) < 0 ||
+        seconds_option(args, "idle-timeout", 7 * 86400, &cfg->idle_timeout_ms, err) < 0 ||
+        seconds_option(args, "exit-idle", 7 * 86400, &cfg->exit_idle_ms, err) < 0)
+        return cp_error_code(err);
+    cp_egress_proxy_defaults(cfg);
+    return 0;
+}
+
+static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
+{
+    if (args->nrest != 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "egress-proxy takes no arguments");
+    cleanup_egress_policy struct cp_egress_policy policy = {0};
+    __attribute__((cleanup(cp_cleanup_freep))) char *secret = NULL;
+    __attribute__((cleanup(close_log))) FILE *log = NULL;
+    if (build_policy(args, &policy, err) < 0 || take_secret(&secret, err) < 0)
+        return cp_error_code(err);
+    struct cp_egress_proxy_config cfg = {.policy = &policy, .stop = &stop_requested};
+    if (configure(args, &cfg, err) < 0)
+        return cp_error_code(err);
+    const char *listen_at = cp_arg(args, &cp_cmd_egress_proxy, "listen");
+    cleanup_close int lfd = -1;
+    if (open_log(cp_arg(args, &cp_cmd_egress_proxy, "log"), &log, err) < 0 ||
+        cp_egress_listen(listen_at ? listen_at : "0.0.0.0:3128", &lfd, err) < 0)
+        return cp_error_code(err);
+    cfg.secret = secret;
+    cfg.log = log;
+    install_stop_handlers();
+    cp_debug("egress proxy on %s, %zu hosts allowed", listen_at ? listen_at : "0.0.0.0:3128",
+             policy.npatterns);
+    if (cp_egress_proxy_run(lfd, &cfg, err) < 0)
+        return cp_error_code(err);
+    return 0;
+}
+
+const struct cp_command cp_cmd_egress_proxy = {
+    .name = "egress-proxy",
+    .synopsis = "[OPTIONS]",
+    .summary = "the sealed box's CONNECT proxy: HOST:443 for listed names only",
+    .options = options,
+    .handler = egress_proxy_handler,
+    .failure_status = 1,
+};

@@ -1,0 +1,61 @@
+/* Fuzz target: the address classifier and CIDR matching. The first byte picks the family, the
+ * next 16 are the address, the rest is a CIDR's text. Checks that classifying IPv4 hidden in
+ * IPv6 agrees with classifying the IPv4 itself, so no wrapping reaches a private address. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "places/egress/addr.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_mapped_agrees(const struct cp_ip *v4)
+{
+    struct cp_ip mapped = {.family = AF_INET6};
+    mapped.bytes[10] = mapped.bytes[11] = 0xff;
+    memcpy(mapped.bytes + 12, v4->bytes, 4);
+    struct cp_ip nat64 = {.family = AF_INET6, .bytes = {0, 0x64, 0xff, 0x9b}};
+    memcpy(nat64.bytes + 12, v4->bytes, 4);
+    struct cp_ip six_to_four = {.family = AF_INET6, .bytes = {0x20, 0x02}};
+    memcpy(six_to_four.bytes + 2, v4->bytes, 4);
+    enum cp_addr_kind k = cp_addr_classify(v4);
+    if (cp_addr_classify(&mapped) != k || cp_addr_classify(&nat64) != k ||
+        cp_addr_classify(&six_to_four) != k)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 17)
+        return 0;
+    struct cp_ip ip = {.family = (data[0] & 1) ? AF_INET6 : AF_INET};
+    memcpy(ip.bytes, data + 1, 16);
+    if (ip.family == AF_INET)
+        memset(ip.bytes + 4, 0, 12);
+    enum cp_addr_kind k = cp_addr_classify(&ip);
+    if (cp_addr_kind_name(k) == NULL)
+        abort();
+    if (ip.family == AF_INET)
+        check_mapped_agrees(&ip);
+    char text[INET6_ADDRSTRLEN];
+    cp_ip_format(&ip, text, sizeof(text));
+    struct cp_ip back;
+    if (cp_ip_parse(text, &back) < 0 || memcmp(&back, &ip, sizeof(ip)) != 0)
+        abort();
+    char cidr_text[128];
+    size_t n = size - 17 < sizeof(cidr_text) - 1 ? size - 17 : sizeof(cidr_text) - 1;
+    memcpy(cidr_text, data + 17, n);
+    cidr_text[n] = '\0';
+    struct cp_cidr cidr;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_cidr_parse(cidr_text, &cidr, &err) == 0) {
+        /* The network address itself is always inside its own CIDR. */
+        if (!cp_cidr_contains(&cidr, &cidr.net))
+            abort();
+        cp_cidr_contains(&cidr, &ip);
+    }
+    return 0;
+}

@@ -1,0 +1,171 @@
+/* Unit tests for the address classifier, CIDRs and the allow-list (abuse cases 71, 83). */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "places/egress/addr.h"
+#include "places/egress/policy.h"
+
+static enum cp_addr_kind kind_of(const char *text)
+{
+    struct cp_ip ip;
+    if (cp_ip_parse(text, &ip) < 0)
+        fail_msg("'%s' did not parse", text);
+    return cp_addr_classify(&ip);
+}
+
+static void expect_kind(const char *text, enum cp_addr_kind want)
+{
+    enum cp_addr_kind got = kind_of(text);
+    if (got != want)
+        fail_msg("%s: got %s, want %s", text, cp_addr_kind_name(got), cp_addr_kind_name(want));
+}
+
+static void test_egress_addr__public_addresses__public(void **state)
+{
+    expect_kind("140.82.112.6", CP_ADDR_PUBLIC);
+    expect_kind("8.8.8.8", CP_ADDR_PUBLIC);
+    expect_kind("2606:50c0:8000::153", CP_ADDR_PUBLIC);
+    expect_kind("::ffff:140.82.112.6", CP_ADDR_PUBLIC);
+    expect_kind("64:ff9b::808:808", CP_ADDR_PUBLIC);
+}
+
+static void test_egress_addr__special_ipv4__each_kind(void **state)
+{
+    expect_kind("127.0.0.1", CP_ADDR_LOOPBACK);
+    expect_kind("10.0.0.1", CP_ADDR_PRIVATE);
+    expect_kind("172.16.5.4", CP_ADDR_PRIVATE);
+    expect_kind("192.168.1.1", CP_ADDR_PRIVATE);
+    expect_kind("169.254.169.254", CP_ADDR_LINK_LOCAL);
+    expect_kind("100.64.0.1", CP_ADDR_CGNAT);
+    expect_kind("100.127.255.254", CP_ADDR_CGNAT);
+    expect_kind("0.0.0.0", CP_ADDR_UNSPECIFIED);
+    expect_kind("224.0.0.1", CP_ADDR_MULTICAST);
+    expect_kind("255.255.255.255", CP_ADDR_BROADCAST);
+    expect_kind("240.0.0.1", CP_ADDR_RESERVED);
+    expect_kind("198.18.0.1", CP_ADDR_RESERVED);
+    expect_kind("172.32.0.1", CP_ADDR_PUBLIC); /* just past 172.16.0.0/12 */
+    expect_kind("100.128.0.1", CP_ADDR_PUBLIC);
+}
+
+static void test_egress_addr__special_ipv6__each_kind(void **state)
+{
+    expect_kind("::", CP_ADDR_UNSPECIFIED);
+    expect_kind("::1", CP_ADDR_LOOPBACK);
+    expect_kind("fe80::1", CP_ADDR_LINK_LOCAL);
+    expect_kind("fc00::1", CP_ADDR_PRIVATE);
+    expect_kind("fd12:3456::1", CP_ADDR_PRIVATE);
+    expect_kind("ff02::2", CP_ADDR_MULTICAST);
+    expect_kind("2001:db8::1", CP_ADDR_RESERVED);
+}
+
+static void test_egress_addr__ipv4_hidden_in_ipv6__classified_as_the_ipv4(void **state)
+{
+    expect_kind("::ffff:10.0.0.1", CP_ADDR_PRIVATE);
+    expect_kind("::ffff:127.0.0.1", CP_ADDR_LOOPBACK);
+    expect_kind("::127.0.0.1", CP_ADDR_LOOPBACK);
+    expect_kind("64:ff9b::a00:1", CP_ADDR_PRIVATE);
+    expect_kind("64:ff9b:1::a9fe:a9fe", CP_ADDR_LINK_LOCAL);
+    expect_kind("2002:a00:1::1", CP_ADDR_PRIVATE);
+    expect_kind("2002:7f00:1::", CP_ADDR_LOOPBACK);
+    /* Teredo: client 10.0.0.1 carried inverted in the last 32 bits. */
+    expect_kind("2001:0:4136:e378:8000:63bf:f5ff:fffe", CP_ADDR_PRIVATE);
+    /* RFC 4380's example: a public server, a client in 192.0.2.0/24 (documentation). */
+    expect_kind("2001:0:4136:e378:8000:63bf:3fff:fdd2", CP_ADDR_RESERVED);
+    expect_kind("2001:0:4136:e378:8000:63bf:f7f7:f7f7", CP_ADDR_PUBLIC); /* client 8.8.8.8 */
+    expect_kind("2001:0:a00:1::", CP_ADDR_PRIVATE); /* the server half private */
+}
+
+static void test_egress_addr__cidr_parse__strict(void **state)
+{
+    struct cp_cidr c;
+    assert_int_equal(cp_cidr_parse("127.0.0.0/8", &c, NULL), 0);
+    assert_int_equal(c.prefix, 8);
+    assert_int_equal(cp_cidr_parse("::1", &c, NULL), 0);
+    assert_int_equal(c.prefix, 128);
+    assert_true(cp_cidr_parse("127.0.0.1/8", &c, NULL) < 0); /* host bits set */
+    assert_true(cp_cidr_parse("10.0.0.0/33", &c, NULL) < 0);
+    assert_true(cp_cidr_parse("10.0.0.0/+8", &c, NULL) < 0);
+    assert_true(cp_cidr_parse("10.0.0.0/", &c, NULL) < 0);
+    assert_true(cp_cidr_parse("10.1/8", &c, NULL) < 0);
+}
+
+static void test_egress_addr__cidr_contains__mapped_matches_ipv4(void **state)
+{
+    struct cp_cidr c;
+    struct cp_ip ip;
+    assert_int_equal(cp_cidr_parse("127.0.0.0/8", &c, NULL), 0);
+    cp_ip_parse("127.9.9.9", &ip);
+    assert_true(cp_cidr_contains(&c, &ip));
+    cp_ip_parse("::ffff:127.0.0.1", &ip);
+    assert_true(cp_cidr_contains(&c, &ip));
+    cp_ip_parse("128.0.0.1", &ip);
+    assert_false(cp_cidr_contains(&c, &ip));
+    cp_ip_parse("::1", &ip);
+    assert_false(cp_cidr_contains(&c, &ip));
+}
+
+static void test_egress_policy__suffix_and_prefix_confusion__not_listed(void **state)
+{
+    cleanup_egress_policy struct cp_egress_policy p = {0};
+    assert_int_equal(cp_egress_policy_add_host(&p, "git.example", NULL), 0);
+    assert_int_equal(cp_egress_policy_add_host(&p, "*.Files.Example", NULL), 0);
+    assert_true(cp_egress_policy_listed(&p, "git.example"));
+    assert_true(cp_egress_policy_listed(&p, "raw.files.example"));
+    assert_false(cp_egress_policy_listed(&p, "evilgit.example"));
+    assert_false(cp_egress_policy_listed(&p, "git.example.evil.net"));
+    assert_false(cp_egress_policy_listed(&p, "files.example"));
+    assert_false(cp_egress_policy_listed(&p, "x.files.example.evil"));
+    assert_false(cp_egress_policy_listed(&p, "xfiles.example"));
+    assert_true(cp_egress_policy_add_host(&p, "*", NULL) < 0);
+    assert_true(cp_egress_policy_add_host(&p, "a.*.example", NULL) < 0);
+    assert_true(cp_egress_policy_add_host(&p, "10.0.0.1", NULL) < 0);
+}
+
+static void test_egress_policy__special_address__refused_unless_cidr_allowed(void **state)
+{
+    cleanup_egress_policy struct cp_egress_policy p = {0};
+    struct cp_ip addrs[2];
+    size_t bad = 99;
+    cp_ip_parse("140.82.112.6", &addrs[0]);
+    cp_ip_parse("::ffff:127.0.0.1", &addrs[1]);
+    assert_int_equal(cp_egress_policy_check_addrs(&p, addrs, 1, &bad), CP_EGRESS_ALLOWED);
+    assert_int_equal(cp_egress_policy_check_addrs(&p, addrs, 2, &bad), CP_EGRESS_SPECIAL_ADDRESS);
+    assert_int_equal(bad, 1);
+    assert_int_equal(cp_egress_policy_add_cidr(&p, "127.0.0.0/8", NULL), 0);
+    assert_int_equal(cp_egress_policy_check_addrs(&p, addrs, 2, &bad), CP_EGRESS_ALLOWED);
+}
+
+static void test_egress_policy__pin__answered_without_lookup(void **state)
+{
+    cleanup_egress_policy struct cp_egress_policy p = {0};
+    assert_int_equal(cp_egress_policy_add_pin(&p, "Reg.Example=10.1.2.3", NULL), 0);
+    const struct cp_ip *ip = cp_egress_policy_pinned(&p, "reg.example");
+    assert_non_null(ip);
+    assert_int_equal(cp_addr_classify(ip), CP_ADDR_PRIVATE);
+    assert_null(cp_egress_policy_pinned(&p, "other.example"));
+    assert_true(cp_egress_policy_add_pin(&p, "reg.example=127.1", NULL) < 0);
+    assert_true(cp_egress_policy_add_pin(&p, "reg.example", NULL) < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_egress_addr__public_addresses__public),
+        cmocka_unit_test(test_egress_addr__special_ipv4__each_kind),
+        cmocka_unit_test(test_egress_addr__special_ipv6__each_kind),
+        cmocka_unit_test(test_egress_addr__ipv4_hidden_in_ipv6__classified_as_the_ipv4),
+        cmocka_unit_test(test_egress_addr__cidr_parse__strict),
+        cmocka_unit_test(test_egress_addr__cidr_contains__mapped_matches_ipv4),
+        cmocka_unit_test(test_egress_policy__suffix_and_prefix_confusion__not_listed),
+        cmocka_unit_test(test_egress_policy__special_address__refused_unless_cidr_allowed),
+        cmocka_unit_test(test_egress_policy__pin__answered_without_lookup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
