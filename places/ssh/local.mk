@@ -1,0 +1,29 @@
+# places/ssh/: the SSH place: ~/.ssh/config, known_hosts, the libssh2 session.
+libconch_la_SOURCES += \
+	places/ssh/ssh_config.c places/ssh/ssh_config.h places/ssh/ssh_config_int.h \
+	places/ssh/ssh_keywords.c \
+	places/ssh/ssh_host.c \
+	places/ssh/ssh_jump.c \
+	places/ssh/ssh_fs.c \
+	places/ssh/ssh_text.c places/ssh/ssh_text.h
+
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_ssh_config
+tests_fuzz_fuzz_ssh_config_SOURCES = tests/fuzz/fuzz_ssh_config.c tests/ssh/memfs.c tests/ssh/memfs.h
+tests_fuzz_fuzz_ssh_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_ssh_config_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_ssh_config
+tests_fuzz_replay_ssh_config_SOURCES = tests/fuzz/fuzz_ssh_config.c tests/ssh/memfs.c tests/ssh/memfs.h tests/fuzz/replay.c
+tests_fuzz_replay_ssh_config_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/ssh_config\"
+tests_fuzz_replay_ssh_config_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_ssh_config
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ssh_config
+tests_unit_test_ssh_config_SOURCES = tests/unit/test_ssh_config.c tests/ssh/memfs.c tests/ssh/memfs.h
+tests_unit_test_ssh_config_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ssh_config_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_ssh_config
+endif
