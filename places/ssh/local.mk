@@ -5,7 +5,9 @@ libconch_la_SOURCES += \
 	places/ssh/ssh_host.c \
 	places/ssh/ssh_jump.c \
 	places/ssh/ssh_fs.c \
-	places/ssh/ssh_text.c places/ssh/ssh_text.h
+	places/ssh/ssh_text.c places/ssh/ssh_text.h \
+	places/ssh/ssh_sha1.c places/ssh/ssh_sha1.h \
+	places/ssh/known_hosts.c places/ssh/known_hosts.h
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_ssh_config
@@ -27,3 +29,24 @@ tests_unit_test_ssh_config_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_ssh_config_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_ssh_config
 endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ssh_known_hosts
+tests_unit_test_ssh_known_hosts_SOURCES = tests/unit/test_ssh_known_hosts.c
+tests_unit_test_ssh_known_hosts_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ssh_known_hosts_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_ssh_known_hosts
+endif
+
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_ssh_known_hosts
+tests_fuzz_fuzz_ssh_known_hosts_SOURCES = tests/fuzz/fuzz_ssh_known_hosts.c
+tests_fuzz_fuzz_ssh_known_hosts_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_ssh_known_hosts_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_ssh_known_hosts
+tests_fuzz_replay_ssh_known_hosts_SOURCES = tests/fuzz/fuzz_ssh_known_hosts.c tests/fuzz/replay.c
+tests_fuzz_replay_ssh_known_hosts_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/ssh_known_hosts\"
+tests_fuzz_replay_ssh_known_hosts_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_ssh_known_hosts
