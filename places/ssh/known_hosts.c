@@ -184,7 +184,7 @@ static int scan_line(struct scan_ctx *c, const struct kh_line *l, struct cp_kh_v
     size_t blob_len = 0;
     if (cp_base64_decode(l->key_b64, strlen(l->key_b64), &blob, &blob_len) < 0)
         return 0;
-    bool same_key = blob_len == c->key_len && memcmp(blob, c->key, blob_len) == 0;
+    bool same_key = c->key_len > 0 && blob_len == c->key_len && memcmp(blob, c->key, blob_len) == 0;
     if (revoked) {
         if (same_key)
             mark(v, c, SEEN_REVOKED);

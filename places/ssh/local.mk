@@ -7,7 +7,10 @@ libconch_la_SOURCES += \
 	places/ssh/ssh_fs.c \
 	places/ssh/ssh_text.c places/ssh/ssh_text.h \
 	places/ssh/ssh_sha1.c places/ssh/ssh_sha1.h \
-	places/ssh/known_hosts.c places/ssh/known_hosts.h
+	places/ssh/known_hosts.c places/ssh/known_hosts.h \
+	places/ssh/ssh_handles.h places/ssh/ssh_session.h places/ssh/ssh_session_int.h \
+	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \
+	places/ssh/ssh_transport.c places/ssh/ssh_pump.c
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_ssh_config
@@ -50,3 +53,10 @@ tests_fuzz_replay_ssh_known_hosts_SOURCES = tests/fuzz/fuzz_ssh_known_hosts.c te
 tests_fuzz_replay_ssh_known_hosts_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/ssh_known_hosts\"
 tests_fuzz_replay_ssh_known_hosts_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_ssh_known_hosts
+
+# Integration: a real sshd on 127.0.0.1, started and stopped by the script (root only).
+check_PROGRAMS += tests/ssh/ssh_run
+tests_ssh_ssh_run_SOURCES = tests/ssh/ssh_run.c
+tests_ssh_ssh_run_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/ssh/test_ssh_session.sh
+EXTRA_DIST += tests/ssh/test_ssh_session.sh
