@@ -10,7 +10,8 @@ libconch_la_SOURCES += \
 	places/ssh/known_hosts.c places/ssh/known_hosts.h \
 	places/ssh/ssh_handles.h places/ssh/ssh_session.h places/ssh/ssh_session_int.h \
 	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \
-	places/ssh/ssh_transport.c places/ssh/ssh_pump.c
+	places/ssh/ssh_transport.c places/ssh/ssh_pump.c \
+	places/ssh/ssh_place.c places/ssh/ssh_place.h
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_ssh_config

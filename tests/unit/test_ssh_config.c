@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "places/ssh/ssh_config.h"
+#include "places/ssh/ssh_place.h"
 #include "places/ssh/ssh_text.h"
 #include "src/util.h"
 #include "tests/ssh/memfs.h"
@@ -510,6 +511,27 @@ static void test_ssh_fs__fifo_include__refused_without_hanging(void **state)
     rmdir(dir);
 }
 
+static void test_ssh_places__each_literal_host__listed_with_next_step(void **state)
+{
+    struct fixture *f = *state;
+    memfs_add_str(&f->m, CONFIG, "Host a b*\n  HostName a.example\nHost bad\n  User u|x\n");
+    json_object *places = json_object_new_array();
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_ssh_places_describe(&f->fs, CONFIG, places, &err), 0);
+    assert_int_equal(json_object_array_length(places), 2);
+    json_object *a = json_object_array_get_idx(places, 0), *v = NULL;
+    assert_true(json_object_object_get_ex(a, "place", &v));
+    assert_string_equal(json_object_get_string(v), "ssh:a");
+    assert_true(json_object_object_get_ex(a, "ready", &v));
+    assert_false(json_object_get_boolean(v));
+    assert_true(json_object_object_get_ex(a, "next", &v));
+    assert_non_null(strstr(json_object_get_string(v), "`ssh a`"));
+    json_object *bad = json_object_array_get_idx(places, 1);
+    assert_true(json_object_object_get_ex(bad, "next", &v));
+    assert_non_null(strstr(json_object_get_string(v), CONFIG ":4: user"));
+    json_object_put(places);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,6 +588,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ssh_config__hosts__literal_names_only, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ssh_config__absent_config__empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ssh_places__each_literal_host__listed_with_next_step,
+                                        setup, teardown),
         cmocka_unit_test(test_ssh_alias__hostile_names__refused),
         cmocka_unit_test(test_ssh_text__parse_time__openssh_forms),
         cmocka_unit_test(test_ssh_text__pattern_list__negation_wins),
