@@ -1,0 +1,43 @@
+/* What the session, its transports and exec share; not for other modules. */
+#ifndef CONCH_SSH_SESSION_INT_H
+#define CONCH_SSH_SESSION_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "places/ssh/ssh_handles.h"
+#include "places/ssh/ssh_session.h"
+
+/* A ProxyJump leg: bytes pumped between a direct-tcpip channel of the hop's session and one
+ * end of a socket pair, by a thread that alone uses the hop's session while it runs. */
+struct ssh_pump {
+    struct cp_ssh_session *hop;
+    LIBSSH2_CHANNEL *channel;
+    int fd;      /* our end of the pair */
+    int stop[2]; /* a pipe: written to stop the thread */
+    pthread_t thread;
+    bool running;
+};
+
+struct cp_ssh_session {
+    LIBSSH2_SESSION *lib;
+    int fd;
+    pid_t proxy_pid; /* a ProxyCommand's process, or -1 */
+    struct ssh_pump *pump;
+    long alive_interval;
+    char *alias;
+};
+
+/* The byte stream a session rides on: TCP, ProxyCommand, or a channel of a hop. */
+int ssh_transport_tcp(const char *host, long port, long timeout, int *fd_out, cp_error_t *err);
+int ssh_transport_command(const char *command, int *fd_out, pid_t *pid_out, cp_error_t *err);
+int ssh_transport_jump(struct cp_ssh_session *hop, const char *host, long port,
+                       struct ssh_pump **out, int *fd_out, cp_error_t *err);
+void ssh_pump_free(struct ssh_pump *p);
+void ssh_proxy_reap(pid_t pid);
+
+/* The agent, then key files; CP_ERR_DENIED with a hint when nothing is accepted. */
+int ssh_authenticate(struct cp_ssh_session *s, const struct cp_ssh_host *h, cp_error_t *err);
+
+#endif
