@@ -19,4 +19,5 @@ libconch_la_SOURCES += \
 	src/cmd-clean.c \
 	src/cmd-places.c \
 	src/cmd-image.c \
+	src/cmd-doctor.c \
 	src/cmd-egress-proxy.c

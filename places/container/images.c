@@ -26,7 +26,7 @@ int cp_image_present(struct cp_engine *e, const char *image, cp_error_t *err)
                          image, status);
 }
 
-static int absent(const char *image, cp_error_t *err)
+static int absent(const char *image, const char *kind, cp_error_t *err)
 {
     cp_error_make(err, CP_ERR_NOT_FOUND, 0, "the image %s is not on this computer's engine", image);
     if (strcmp(image, CP_IMAGE_WORK) == 0 || strcmp(image, CP_IMAGE_UPSTREAM) == 0)
@@ -56,7 +56,7 @@ int cp_image_choose(struct cp_engine *e, const char *asked, const char *saved, c
     if (r < 0)
         return r;
     if (r == 0)
-        return absent(want, err);
+        return absent(want, e->kind, err);
     *out = xstrdup(want);
     return 0;
 }

@@ -252,11 +252,41 @@ static int container_describe(const struct cp_config *cfg, json_object *places, 
     return 0;
 }
 
+/* doctor: the engine, the image, then a sealed `true` end to end, one line each. */
+static int container_check(const char *place, const struct cp_config *cfg, cp_error_t *err)
+{
+    cleanup_free char *cwd = getcwd(NULL, 0);
+    char *argv[] = {"true", NULL};
+    struct cp_run_request req = {.place = place,
+                                 .argv = argv,
+                                 .workdir = cwd ? cwd : "/tmp",
+                                 .chat = "doctor",
+                                 .sealed = true,
+                                 .config = cfg};
+    void *state = NULL;
+    if (container_prepare(&req, &state, err) < 0)
+        return cp_error_code(err);
+    struct container_state *s = state;
+    printf("engine: %s on %s, API %s: ok\n", s->engine->kind, s->engine->socket,
+           s->engine->version);
+    printf("image: %s: ok\n", s->image);
+    int status = -1;
+    int r = container_run(state, &req, &status, err);
+    container_release(state);
+    if (r < 0)
+        return cp_error_wrap(err, "a sealed box");
+    if (status != 0)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "a sealed `true` exited with %d", status);
+    printf("sealed box: made, ran `true`, removed: ok\n");
+    return 0;
+}
+
 const struct cp_place_ops cp_place_container = {
     .name = "container",
     .prepare = container_prepare,
     .run = container_run,
     .release = container_release,
+    .check = container_check,
     .describe = container_describe,
     .clean = container_clean,
 };
