@@ -39,3 +39,33 @@ tests_unit_test_mirror_landing_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_mirror_landing_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_mirror_landing
 endif
+
+# The landing's fuzz target: built with libFuzzer under --enable-fuzzers, replayed always.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_landing
+tests_fuzz_fuzz_landing_SOURCES = tests/fuzz/fuzz_landing.c $(MIRROR_TEST_HELPERS)
+tests_fuzz_fuzz_landing_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_landing_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_landing
+tests_fuzz_replay_landing_SOURCES = tests/fuzz/fuzz_landing.c tests/fuzz/replay.c \
+	$(MIRROR_TEST_HELPERS)
+tests_fuzz_replay_landing_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/landing\"
+tests_fuzz_replay_landing_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_landing
+
+# Writes the fuzzer's seed corpus (run by hand: tests/mirror/gen-corpus tests/fuzz/corpus/landing).
+check_PROGRAMS += tests/mirror/gen-corpus
+tests_mirror_gen_corpus_SOURCES = tests/mirror/gen-corpus.c tests/mirror/tarbuild.c \
+	tests/mirror/tarbuild.h
+tests_mirror_gen_corpus_LDADD = libconch.la $(LIB_LIBS)
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mirror_sync
+tests_unit_test_mirror_sync_SOURCES = tests/unit/test_mirror_sync.c $(MIRROR_TEST_HELPERS)
+tests_unit_test_mirror_sync_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_mirror_sync_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_mirror_sync
+endif

@@ -276,8 +276,7 @@ static int pull_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
         run_script(t, cp_far_pack_script, o->far_root, &r, err) < 0 ||
         cp_remote_write(r, list.data, list.len, err) < 0 || cp_remote_close_stdin(r, err) < 0)
         return cp_error_code(err);
-    struct source *s = xcalloc(1, sizeof(*s));
-    cleanup_free struct source *owned = s;
+    cleanup_free struct source *s = xcalloc(1, sizeof(*s));
     s->r = r;
     s->err = err;
     cleanup_archive_read struct archive *a = cp_archive_reader_new();
