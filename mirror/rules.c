@@ -94,6 +94,22 @@ const char *cp_rules_syntax(const char *path)
     }
 }
 
+/* Patterns of the shapes the defaults use ("name", "pre*", "*.ext") matched without fnmatch,
+ * which is slow with FNM_CASEFOLD and runs for every component of every file listed. */
+static int match_simple(const char *pat, size_t n, const char *comp)
+{
+    if (strpbrk(pat, "?[\\") != NULL)
+        return -1;
+    const char *star = strchr(pat, '*');
+    if (star == NULL)
+        return strcasecmp(pat, comp) == 0;
+    if (strchr(star + 1, '*') != NULL)
+        return -1;
+    size_t pre = (size_t)(star - pat), suf = n - pre - 1, len = strlen(comp);
+    return len >= pre + suf && strncasecmp(comp, pat, pre) == 0 &&
+           strcasecmp(comp + len - suf, star + 1) == 0;
+}
+
 static bool matches_protected(const struct cp_rules *r, const char *comp)
 {
     const char *const *pats = r && r->protected ? r->protected : default_protected;
@@ -105,7 +121,8 @@ static bool matches_protected(const struct cp_rules *r, const char *comp)
         memcpy(pat, pats[i], n + 1);
         if (pat[n - 1] == '/') /* ".ssh/" names a folder: it is protected at any depth */
             pat[n - 1] = '\0';
-        if (fnmatch(pat, comp, FNM_CASEFOLD) == 0)
+        int simple = match_simple(pat, strlen(pat), comp);
+        if (simple == 1 || (simple < 0 && fnmatch(pat, comp, FNM_CASEFOLD) == 0))
             return true;
     }
     return false;
