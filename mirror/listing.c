@@ -195,7 +195,8 @@ int cp_listing_local(int rootfd, const struct cp_rules *rules, const struct cp_l
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the work folder");
     if (walk_dir(&w, fd, "", 0, err) < 0)
         return cp_error_code(err);
-    qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
+    if (out->n > 0)
+        qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
     return 0;
 }
 
@@ -330,7 +331,8 @@ int cp_listing_parse_far(const char *data, size_t len, const struct cp_rules *ru
         e->why = cp_rules_check(rules, e->path);
         out->bytes += sig.size;
     }
-    qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
+    if (out->n > 0)
+        qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
     drop_duplicates(out);
     return 0;
 }
