@@ -7,7 +7,7 @@
 
 /* Opens the folder holding path's last component, reopening each folder on the way from
  * rootfd with O_NOFOLLOW|O_DIRECTORY and creating missing ones when create is set. A link, a
- * file or another file system (not on dev) on the way: -1 and *why says which. *base points into
+ * file, or a folder whose device is not dev, on the way: -1 and *why says which. *base points into
  * path at the last component; the caller owns *out. */
 int cp_walk_parent(int rootfd, uint64_t dev, const char *path, bool create, int *out,
                    const char **base, const char **why);
