@@ -1,1 +1,71 @@
-# mirror/ adds its sources, tests and scripts here.
+# mirror/: listing, manifest, plan, pack, checked landing, and the far side's POSIX scripts.
+libconch_la_SOURCES += \
+	mirror/rules.c mirror/rules.h \
+	mirror/report.c mirror/report.h \
+	mirror/transport.c mirror/transport.h \
+	mirror/transport-local.c \
+	mirror/walk.c mirror/walk.h \
+	mirror/listing.c mirror/listing.h \
+	mirror/manifest.c mirror/manifest.h \
+	mirror/landing.c mirror/landing.h mirror/archive-util.h \
+	mirror/pack.c mirror/pack.h \
+	mirror/mirror.c mirror/mirror.h \
+	mirror/far.h
+nodist_libconch_la_SOURCES = mirror/far-scripts.c
+BUILT_SOURCES = mirror/far-scripts.c
+CLEANFILES = mirror/far-scripts.c
+
+MIRROR_FAR = $(srcdir)/mirror/far
+mirror/far-scripts.c: $(MIRROR_FAR)/embed.sh $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/list.sh \
+		$(MIRROR_FAR)/unpack.sh $(MIRROR_FAR)/pack.sh
+	$(AM_V_GEN)mkdir -p mirror && { \
+	  printf '/* Generated from mirror/far by embed.sh; do not edit. */\n#include "mirror/far.h"\n'; \
+	  sh $(MIRROR_FAR)/embed.sh cp_far_list_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/list.sh; \
+	  sh $(MIRROR_FAR)/embed.sh cp_far_unpack_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/unpack.sh; \
+	  sh $(MIRROR_FAR)/embed.sh cp_far_pack_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/pack.sh; \
+	} >$@.tmp && mv $@.tmp $@
+
+EXTRA_DIST += mirror/far
+
+# Tests: the hostile-tar generator and scratch trees are shared by the unit tests and the fuzzer.
+MIRROR_TEST_HELPERS = tests/mirror/tarbuild.c tests/mirror/tarbuild.h \
+	tests/mirror/scratch.c tests/mirror/scratch.h \
+	tests/mirror/landrun.c tests/mirror/landrun.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mirror_landing
+tests_unit_test_mirror_landing_SOURCES = tests/unit/test_mirror_landing.c $(MIRROR_TEST_HELPERS)
+tests_unit_test_mirror_landing_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_mirror_landing_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_mirror_landing
+endif
+
+# The landing's fuzz target: built with libFuzzer under --enable-fuzzers, replayed always.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_landing
+tests_fuzz_fuzz_landing_SOURCES = tests/fuzz/fuzz_landing.c $(MIRROR_TEST_HELPERS)
+tests_fuzz_fuzz_landing_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_landing_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_landing
+tests_fuzz_replay_landing_SOURCES = tests/fuzz/fuzz_landing.c tests/fuzz/replay.c \
+	$(MIRROR_TEST_HELPERS)
+tests_fuzz_replay_landing_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/landing\"
+tests_fuzz_replay_landing_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_landing
+
+# Writes the fuzzer's seed corpus (run by hand: tests/mirror/gen-corpus tests/fuzz/corpus/landing).
+check_PROGRAMS += tests/mirror/gen-corpus
+tests_mirror_gen_corpus_SOURCES = tests/mirror/gen-corpus.c tests/mirror/tarbuild.c \
+	tests/mirror/tarbuild.h
+tests_mirror_gen_corpus_LDADD = libconch.la $(LIB_LIBS)
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mirror_sync
+tests_unit_test_mirror_sync_SOURCES = tests/unit/test_mirror_sync.c $(MIRROR_TEST_HELPERS)
+tests_unit_test_mirror_sync_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_mirror_sync_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_mirror_sync
+endif

@@ -1,0 +1,200 @@
+/* Manifest files: "conch-mirror-manifest 1\n", then per file its name, a NUL, and ten decimal
+ * fields ending in a newline. Names may hold any byte but NUL, so they end with one. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mirror/manifest.h"
+#include "src/buf.h"
+#include "src/paths.h"
+#include "src/util.h"
+
+#define MANIFEST_HEADER "conch-mirror-manifest 1\n"
+#define MANIFEST_MAX    (256u * 1024 * 1024)
+
+void cp_manifest_dispose(struct cp_manifest *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->v[i].path);
+    free(m->v);
+    m->v = NULL;
+    m->n = m->cap = 0;
+}
+
+static int mentry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct cp_mentry *)a)->path, ((const struct cp_mentry *)b)->path);
+}
+
+/* Sorts, and keeps one record of a name put twice (callers put each name once; a
+ * damaged manifest is the only other source of twins). */
+void cp_manifest_sort(struct cp_manifest *m)
+{
+    if (m->n == 0)
+        return;
+    qsort(m->v, m->n, sizeof(*m->v), mentry_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        if (i + 1 < m->n && strcmp(m->v[i].path, m->v[i + 1].path) == 0) {
+            free(m->v[i].path);
+            continue;
+        }
+        m->v[w++] = m->v[i];
+    }
+    m->n = w;
+}
+
+const struct cp_mentry *cp_manifest_find(const struct cp_manifest *m, const char *path)
+{
+    struct cp_mentry key = {.path = (char *)path};
+    if (m->n == 0)
+        return NULL;
+    return bsearch(&key, m->v, m->n, sizeof(*m->v), mentry_cmp);
+}
+
+void cp_manifest_put(struct cp_manifest *m, const char *path, const struct cp_sig *here,
+                     const struct cp_sig *there)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 1024;
+        m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+    }
+    struct cp_mentry *e = &m->v[m->n++];
+    e->path = xstrdup(path);
+    e->here = *here;
+    e->there = *there;
+}
+
+/* A place or chat name as one safe file-name component: anything but [A-Za-z0-9_-] as %XX. */
+static char *safe_component(const char *s)
+{
+    struct cp_buf b;
+    cp_buf_init(&b, 1024);
+    for (const unsigned char *p = (const unsigned char *)s; *p != 0; p++) {
+        char hex[4];
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || *p == '_' || *p == '-';
+        snprintf(hex, sizeof(hex), "%%%02X", *p);
+        if (cp_buf_append(&b, plain ? (const char *)p : hex, plain ? 1 : 3) < 0)
+            break;
+    }
+    return cp_buf_steal(&b);
+}
+
+int cp_manifest_path(const char *place, const char *chat, int create, char **out, cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_conch_home(create, &home, err) < 0)
+        return cp_error_wrap(err, "while finding the mirror's manifest");
+    cleanup_free char *splace = safe_component(place);
+    cleanup_free char *schat = safe_component(chat);
+    cleanup_free char *dir = xasprintf("%s/workplaces", home);
+    cleanup_free char *pdir = xasprintf("%s/%s", dir, splace);
+    if (create &&
+        ((mkdir(dir, 0700) < 0 && errno != EEXIST) || (mkdir(pdir, 0700) < 0 && errno != EEXIST)))
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", pdir);
+    *out = xasprintf("%s/%s.manifest", pdir, schat);
+    return 0;
+}
+
+static void append_sig(struct cp_buf *b, const struct cp_sig *s, char sep, int *ok)
+{
+    char line[160];
+    int n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64 " %o%c",
+                     s->size, s->mtime_ns, s->ctime_ns, s->ino, (unsigned)s->mode, sep);
+    if (n < 0 || (size_t)n >= sizeof(line) || cp_buf_append(b, line, (size_t)n) < 0)
+        *ok = 0;
+}
+
+int cp_manifest_save(const char *path, const struct cp_manifest *m, cp_error_t *err)
+{
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, MANIFEST_MAX);
+    int ok = cp_buf_append(&b, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) == 0;
+    for (size_t i = 0; ok && i < m->n; i++) {
+        ok = cp_buf_append(&b, m->v[i].path, strlen(m->v[i].path) + 1) == 0;
+        append_sig(&b, &m->v[i].here, ' ', &ok);
+        append_sig(&b, &m->v[i].there, '\n', &ok);
+    }
+    if (!ok)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the manifest would pass %u bytes",
+                             MANIFEST_MAX);
+    if (cp_write_file_atomic(path, b.data, b.len, 0600, err) < 0)
+        return cp_error_wrap(err, "while saving the mirror's manifest");
+    return 0;
+}
+
+/* Reads one field ending in sep; strict: digits only, no sign unless allowed. */
+static int field(const char **p, const char *end, char sep, int base, int neg_ok, int64_t *out)
+{
+    const char *s = *p;
+    int neg = 0;
+    if (neg_ok && s < end && *s == '-')
+        neg = 1, s++;
+    uint64_t v = 0;
+    const char *start = s;
+    for (; s < end && *s >= '0' && *s < '0' + base; s++) {
+        if (v > (UINT64_MAX - 9) / (uint64_t)base)
+            return -1;
+        v = v * (uint64_t)base + (uint64_t)(*s - '0');
+    }
+    if (s == start || s >= end || *s != sep || v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *p = s + 1;
+    return 0;
+}
+
+static int parse_sig(const char **p, const char *end, char last, struct cp_sig *s)
+{
+    int64_t size, mt, ct, ino, mode;
+    if (field(p, end, ' ', 10, 0, &size) < 0 || field(p, end, ' ', 10, 1, &mt) < 0 ||
+        field(p, end, ' ', 10, 1, &ct) < 0 || field(p, end, ' ', 10, 0, &ino) < 0 ||
+        field(p, end, last, 8, 0, &mode) < 0 || mode > 07777)
+        return -1;
+    *s = (struct cp_sig){(uint64_t)size, mt, ct, (uint64_t)ino, (uint32_t)mode};
+    return 0;
+}
+
+static int parse_manifest(const char *data, size_t len, struct cp_manifest *out)
+{
+    const char *p = data + strlen(MANIFEST_HEADER), *end = data + len;
+    while (p < end) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        struct cp_sig here, there;
+        if (nul == NULL || nul == p)
+            return -1;
+        const char *name = p;
+        p = nul + 1;
+        if (parse_sig(&p, end, ' ', &here) < 0 || parse_sig(&p, end, '\n', &there) < 0)
+            return -1;
+        cp_manifest_put(out, name, &here, &there);
+    }
+    return 0;
+}
+
+int cp_manifest_load(const char *path, struct cp_manifest *out, cp_error_t *err)
+{
+    cleanup_free char *data = NULL;
+    size_t len = 0;
+    cleanup_error cp_error_t rerr = NULL;
+    if (cp_read_file(path, MANIFEST_MAX, &data, &len, &rerr) < 0) {
+        if (cp_error_code(&rerr) == CP_ERR_NOT_FOUND)
+            return 0;
+        return cp_error_make(err, cp_error_code(&rerr), 0, "%s", rerr->msg);
+    }
+    if (len < strlen(MANIFEST_HEADER) || memcmp(data, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) ||
+        parse_manifest(data, len, out) < 0) {
+        cp_manifest_dispose(out);
+        int code =
+            cp_error_make(err, CP_ERR_FAILED, 0, "the mirror's manifest %s is damaged", path);
+        cp_error_hint(err, "Delete it; the next run sends the whole folder again.");
+        return code;
+    }
+    cp_manifest_sort(out);
+    return 0;
+}

@@ -1,0 +1,155 @@
+/* Packing for a push. Each file is opened by the walk with O_NOFOLLOW and must still be the
+ * inode the listing saw, so a file swapped for a link is never read (abuse cases 48, 49). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "mirror/archive-util.h"
+#include "mirror/pack.h"
+#include "mirror/walk.h"
+#include "src/buf.h"
+#include "src/util.h"
+
+struct sink {
+    struct cp_remote *r;
+    cp_error_t *err;
+};
+
+static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
+{
+    struct sink *s = ctx;
+    if (cp_remote_write(s->r, buf, len, s->err) < 0) {
+        archive_set_error(a, EIO, "the far side stopped reading");
+        return -1;
+    }
+    return (la_ssize_t)len;
+}
+
+static int write_failed(struct archive *a, cp_error_t *err)
+{
+    if (cp_error_code(err) != CP_OK)
+        return cp_error_code(err);
+    return cp_error_make(err, CP_ERR_FAILED, 0, "cannot write the archive: %s",
+                         archive_error_string(a) ? archive_error_string(a) : "unknown error");
+}
+
+static int write_header(struct archive *a, const char *path, uint64_t size, uint32_t mode,
+                        int64_t mtime_ns, cp_error_t *err)
+{
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_copy_pathname(e, path);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, mode & 0777);
+    archive_entry_set_size(e, (la_int64_t)size);
+    archive_entry_set_mtime(e, mtime_ns / 1000000000LL, mtime_ns % 1000000000LL);
+    int r = archive_write_header(a, e);
+    archive_entry_free(e);
+    return r < ARCHIVE_WARN ? write_failed(a, err) : 0;
+}
+
+/* Copies exactly size bytes; a file that shrank meanwhile is padded and *same cleared. */
+static int copy_body(struct archive *a, int fd, uint64_t size, bool *same, cp_error_t *err)
+{
+    char buf[64 * 1024];
+    while (size > 0) {
+        size_t want = size < sizeof(buf) ? (size_t)size : sizeof(buf);
+        ssize_t n = fd < 0 ? 0 : read(fd, buf, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            memset(buf, 0, want);
+            n = (ssize_t)want;
+            *same = false;
+            fd = -1;
+        }
+        if (archive_write_data(a, buf, (size_t)n) < 0)
+            return write_failed(a, err);
+        size -= (uint64_t)n;
+    }
+    return 0;
+}
+
+static bool still_listed(int fd, const struct cp_entry *e)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_ino == e->sig.ino &&
+           (uint64_t)st.st_dev == e->dev && (uint64_t)st.st_size == e->sig.size &&
+           st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == e->sig.mtime_ns &&
+           st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec == e->sig.ctime_ns;
+}
+
+static int open_listed(int rootfd, const struct cp_entry *e)
+{
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(rootfd, e->dev, e->path, false, &dirfd, &base, &why) < 0)
+        return -1;
+    cleanup_close int fd =
+        openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || !still_listed(fd, e))
+        return -1;
+    return steal_fd(&fd);
+}
+
+static int pack_one(struct archive *a, int rootfd, const struct cp_entry *e, bool *sent,
+                    struct cp_mirror_report *rep, cp_error_t *err)
+{
+    cleanup_close int fd = open_listed(rootfd, e);
+    if (fd < 0) {
+        cleanup_free char *shown = cp_escape(e->path);
+        cp_report(rep, "not sent, it changed while being read: %s (it goes next time)", shown);
+        *sent = false;
+        return 0;
+    }
+    bool same = true;
+    if (write_header(a, e->path, e->sig.size, e->sig.mode, e->sig.mtime_ns, err) < 0 ||
+        copy_body(a, fd, e->sig.size, &same, err) < 0)
+        return cp_error_code(err);
+    *sent = same && still_listed(fd, e);
+    if (rep != NULL && *sent)
+        rep->sent++;
+    return 0;
+}
+
+static int pack_deletions(struct archive *a, const char *const *deletions, size_t ndel,
+                          cp_error_t *err)
+{
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, 64u * 1024 * 1024);
+    for (size_t i = 0; i < ndel; i++)
+        if (cp_buf_append(&b, deletions[i], strlen(deletions[i]) + 1) < 0)
+            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the deletion list is too long");
+    if (write_header(a, CP_DELETIONS_NAME, b.len, 0600, 0, err) < 0)
+        return cp_error_code(err);
+    if (b.len > 0 && archive_write_data(a, b.data, b.len) < 0)
+        return write_failed(a, err);
+    return 0;
+}
+
+int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
+                 const char *const *deletions, size_t ndel, bool *sent,
+                 struct cp_mirror_report *rep, cp_error_t *err)
+{
+    struct sink s = {r, err};
+    cleanup_archive_write struct archive *a = archive_write_new();
+    if (a == NULL || archive_write_set_format_gnutar(a) != ARCHIVE_OK ||
+        archive_write_add_filter_none(a) != ARCHIVE_OK ||
+        archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+        archive_write_open(a, &s, NULL, sink_write, NULL) != ARCHIVE_OK)
+        return write_failed(a, err);
+    for (size_t i = 0; i < n; i++)
+        if (pack_one(a, rootfd, files[i], &sent[i], rep, err) < 0)
+            return cp_error_wrap(err, "while sending the changes");
+    if (ndel > 0 && pack_deletions(a, deletions, ndel, err) < 0)
+        return cp_error_code(err);
+    if (archive_write_close(a) != ARCHIVE_OK)
+        return write_failed(a, err);
+    return 0;
+}

@@ -1,0 +1,192 @@
+/* The mirror's name rules, applied the same way to what goes out and to what comes back. */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mirror/rules.h"
+#include "src/buf.h"
+#include "src/util.h"
+
+static const char *const default_protected[] = {
+    ".env",  ".env.*", ".netrc",  ".pypirc",     ".git-credentials",
+    "*.pem", "*.key",  "id_rsa*", "id_ed25519*", "id_ecdsa*",
+    ".ssh",  ".aws",   ".gnupg",  ".conch",      NULL,
+};
+
+/* Dependency folders: rebuilt where they are used, never carried (DESIGN.md). */
+static const char *const dep_folders[] = {
+    "node_modules", ".venv", "venv", "target", "__pycache__", ".gradle", ".tox", NULL,
+};
+
+const char *const *cp_rules_default_protected(void)
+{
+    return default_protected;
+}
+
+bool cp_rules_is_dep_folder(const char *name)
+{
+    for (size_t i = 0; dep_folders[i] != NULL; i++)
+        if (strcasecmp(name, dep_folders[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Zero-width and direction-changing code points let ".g<U+200C>it" pass for ".git" on some
+ * file systems and hide a name's real shape from a reader (Git CVE-2014-9390). */
+static bool invisible_at(const unsigned char *p)
+{
+    if (p[0] == 0xc2 && p[1] == 0xad)
+        return true; /* U+00AD */
+    if (p[0] == 0xe2 && p[1] == 0x80 && p[2] != 0 &&
+        ((p[2] >= 0x8b && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae)))
+        return true; /* U+200B..U+200F, U+202A..U+202E */
+    if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa0 && p[2] <= 0xaf)
+        return true; /* U+2060..U+206F */
+    if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+        return true; /* U+FEFF */
+    return false;
+}
+
+static const char *component_syntax(const char *c, size_t len)
+{
+    if (len == 0)
+        return "empty component";
+    if (len > CP_NAME_MAX)
+        return "component too long";
+    if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+        return "'.' or '..' component";
+    return NULL;
+}
+
+static const char *bytes_syntax(const unsigned char *p)
+{
+    for (; *p != 0; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            return "control character in name";
+        if (*p >= 0xc2 && invisible_at(p))
+            return "invisible code point in name";
+    }
+    return NULL;
+}
+
+const char *cp_rules_syntax(const char *path)
+{
+    if (path == NULL || path[0] == '\0')
+        return "empty name";
+    size_t total = strlen(path);
+    if (total > CP_PATH_MAX)
+        return "name too long";
+    if (path[0] == '/')
+        return "absolute path";
+    const char *why = bytes_syntax((const unsigned char *)path);
+    if (why != NULL)
+        return why;
+    for (const char *c = path;;) {
+        const char *slash = strchr(c, '/');
+        size_t len = slash ? (size_t)(slash - c) : strlen(c);
+        if ((why = component_syntax(c, len)) != NULL)
+            return why;
+        if (slash == NULL)
+            return NULL;
+        c = slash + 1;
+    }
+}
+
+/* Patterns of the shapes the defaults use ("name", "pre*", "*.ext") matched without fnmatch,
+ * which is slow with FNM_CASEFOLD and runs for every component of every file listed. */
+static int match_simple(const char *pat, size_t n, const char *comp)
+{
+    if (strpbrk(pat, "?[\\") != NULL)
+        return -1;
+    const char *star = strchr(pat, '*');
+    if (star == NULL)
+        return strcasecmp(pat, comp) == 0;
+    if (strchr(star + 1, '*') != NULL)
+        return -1;
+    size_t pre = (size_t)(star - pat), suf = n - pre - 1, len = strlen(comp);
+    return len >= pre + suf && strncasecmp(comp, pat, pre) == 0 &&
+           strcasecmp(comp + len - suf, star + 1) == 0;
+}
+
+static bool matches_protected(const struct cp_rules *r, const char *comp)
+{
+    const char *const *pats = r && r->protected ? r->protected : default_protected;
+    for (size_t i = 0; pats[i] != NULL; i++) {
+        char pat[CP_NAME_MAX + 1];
+        size_t n = strlen(pats[i]);
+        if (n == 0 || n > CP_NAME_MAX)
+            continue;
+        memcpy(pat, pats[i], n + 1);
+        if (pat[n - 1] == '/') /* ".ssh/" names a folder: it is protected at any depth */
+            pat[n - 1] = '\0';
+        int simple = match_simple(pat, strlen(pat), comp);
+        if (simple == 1 || (simple < 0 && fnmatch(pat, comp, FNM_CASEFOLD) == 0))
+            return true;
+    }
+    return false;
+}
+
+/* One component judged with what follows it: folders and files differ only for .git. */
+static const char *component_place(const struct cp_rules *r, const char *comp, const char *next,
+                                   bool last)
+{
+    if (matches_protected(r, comp))
+        return "protected place";
+    if (!last && cp_rules_is_dep_folder(comp))
+        return "dependency folder";
+    if (strcasecmp(comp, ".git") == 0) {
+        if (last)
+            return ".git that is a file";
+        if (strncasecmp(next, "hooks", 5) == 0 && (next[5] == '/' || next[5] == '\0'))
+            return ".git/hooks";
+        if (strcasecmp(next, "config") == 0)
+            return ".git/config";
+    }
+    if (strncmp(comp, CP_STAGING_PREFIX, strlen(CP_STAGING_PREFIX)) == 0 ||
+        strcmp(comp, CP_DELETIONS_NAME) == 0)
+        return "name reserved by the mirror";
+    return NULL;
+}
+
+const char *cp_rules_place(const struct cp_rules *r, const char *path)
+{
+    char comp[CP_NAME_MAX + 1];
+    for (const char *c = path;;) {
+        const char *slash = strchr(c, '/');
+        size_t len = slash ? (size_t)(slash - c) : strlen(c);
+        if (len > CP_NAME_MAX)
+            return "component too long";
+        memcpy(comp, c, len);
+        comp[len] = '\0';
+        const char *why = component_place(r, comp, slash ? slash + 1 : "", slash == NULL);
+        if (why != NULL || slash == NULL)
+            return why;
+        c = slash + 1;
+    }
+}
+
+const char *cp_rules_check(const struct cp_rules *r, const char *path)
+{
+    const char *why = cp_rules_syntax(path);
+    return why != NULL ? why : cp_rules_place(r, path);
+}
+
+char *cp_escape(const char *s)
+{
+    struct cp_buf b;
+    cp_buf_init(&b, 4 * CP_PATH_MAX + 64);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p != 0; p++) {
+        char hex[5];
+        if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+            if (cp_buf_append(&b, p, 1) < 0)
+                break;
+            continue;
+        }
+        snprintf(hex, sizeof(hex), "\\x%02x", *p);
+        if (cp_buf_append(&b, hex, 4) < 0)
+            break;
+    }
+    return cp_buf_steal(&b);
+}

@@ -1,0 +1,15 @@
+/* Reaching a file's folder inside the work folder without following a link. */
+#ifndef CONCH_MIRROR_WALK_H
+#define CONCH_MIRROR_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Opens the folder holding path's last component, reopening each folder on the way from
+ * rootfd with O_NOFOLLOW|O_DIRECTORY and creating missing ones when create is set. A link, a
+ * file, or a folder whose device is not dev, on the way: -1 and *why says which. *base points into
+ * path at the last component; the caller owns *out. */
+int cp_walk_parent(int rootfd, uint64_t dev, const char *path, bool create, int *out,
+                   const char **base, const char **why);
+
+#endif

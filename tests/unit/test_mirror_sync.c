@@ -1,0 +1,566 @@
+/* The mirror end to end over the local transport (the far side is a folder run by /bin/sh):
+ * listing, manifest, push, pull, deletions (abuse-cases.md Part B), the outbound cases of
+ * Part C, and a round-trip property over random trees with awkward names. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mirror/far.h"
+#include "mirror/landing.h"
+#include "mirror/listing.h"
+#include "mirror/manifest.h"
+#include "mirror/mirror.h"
+#include "mirror/transport.h"
+#include "src/util.h"
+#include "tests/mirror/scratch.h"
+
+static struct scratch S;
+static char far[128], home[128], manifest[256];
+static char said[65536];
+
+static void collect(void *ctx, const char *line)
+{
+    size_t used = strlen(said);
+    snprintf(said + used, sizeof(said) - used, "%s\n", line);
+}
+
+/* A transport that runs the real scripts locally but lets a test swap one for its own, and
+ * records the argv every command got. */
+struct test_transport {
+    struct cp_transport base;
+    struct cp_transport *inner;
+    const char *replace_pack; /* script run instead of the pack script, or NULL */
+    char argv_seen[4096];
+};
+static struct cp_transport_ops test_ops;
+static struct test_transport T;
+
+static int wrapper_start(struct cp_transport *t, const char *script, const char *const *argv,
+                         struct cp_remote **out, cp_error_t *err)
+{
+    struct test_transport *tt = (struct test_transport *)t;
+    for (size_t i = 0; argv[i] != NULL; i++) {
+        size_t used = strlen(tt->argv_seen);
+        snprintf(tt->argv_seen + used, sizeof(tt->argv_seen) - used, "[%s]", argv[i]);
+    }
+    if (script == cp_far_pack_script && tt->replace_pack != NULL)
+        script = tt->replace_pack;
+    return tt->inner->ops->start(tt->inner, script, argv, out, err);
+}
+
+static void wrapper_free(struct cp_transport *t)
+{
+    (void)t;
+}
+
+static int setup(void **state)
+{
+    if (scratch_make(&S) < 0)
+        return -1;
+    snprintf(far, sizeof(far), "%s/far", S.top);
+    snprintf(home, sizeof(home), "%s/home", S.top);
+    mkdir(home, 0700);
+    setenv("CONCH_HOME", home, 1);
+    cleanup_error cp_error_t err = NULL;
+    cleanup_free char *m = NULL;
+    if (cp_manifest_path("ssh:test", "chat 1/x", 1, &m, &err) < 0)
+        return -1;
+    snprintf(manifest, sizeof(manifest), "%s", m);
+    said[0] = 0;
+    memset(&T, 0, sizeof(T));
+    test_ops = *(cp_transport_local_new(&T.inner, &err), T.inner->ops);
+    test_ops.start = wrapper_start;
+    test_ops.free = wrapper_free;
+    T.base.ops = &test_ops;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    cp_transport_free(T.inner);
+    scratch_remove(&S);
+    return 0;
+}
+
+static struct cp_mirror_opts opts(void)
+{
+    return (struct cp_mirror_opts){.rootfd = S.workfd, .far_root = far, .manifest_path = manifest};
+}
+
+static int push(struct cp_mirror_report *rep)
+{
+    struct cp_mirror_opts o = opts();
+    memset(rep, 0, sizeof(*rep));
+    rep->say = collect;
+    cleanup_error cp_error_t err = NULL;
+    int rc = cp_mirror_push(&T.base, &o, rep, &err);
+    if (err != NULL)
+        collect(NULL, err->msg);
+    return rc;
+}
+
+static int pull(struct cp_mirror_report *rep)
+{
+    struct cp_mirror_opts o = opts();
+    memset(rep, 0, sizeof(*rep));
+    rep->say = collect;
+    cleanup_error cp_error_t err = NULL;
+    int rc = cp_mirror_pull(&T.base, &o, rep, &err);
+    if (err != NULL)
+        collect(NULL, err->msg);
+    return rc;
+}
+
+static void assert_canary(void)
+{
+    cleanup_free char *c = get_file(S.out, "canary");
+    assert_non_null(c);
+    assert_string_equal(c, CANARY_TEXT);
+    assert_int_equal(count_tree(S.out), 1);
+}
+
+static void assert_said(const char *text)
+{
+    if (strstr(said, text) == NULL)
+        fail_msg("expected '%s' in:\n%s", text, said);
+}
+
+/* Same carried files with the same bytes on both sides. */
+static void assert_same_trees(void)
+{
+    cleanup_close int farfd = open(far, O_RDONLY | O_DIRECTORY);
+    assert_true(farfd >= 0);
+    cleanup_listing struct cp_listing a = {0};
+    cleanup_listing struct cp_listing b = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_listing_local(S.workfd, NULL, NULL, &a, NULL, &err), 0);
+    assert_int_equal(cp_listing_local(farfd, NULL, NULL, &b, NULL, &err), 0);
+    for (size_t i = 0; i < a.n && i < b.n; i++) {
+        cleanup_free char *x = get_file(S.work, a.v[i].path);
+        cleanup_free char *y = get_file(far, b.v[i].path);
+        assert_string_equal(a.v[i].path, b.v[i].path);
+        assert_non_null(x);
+        assert_non_null(y);
+        assert_string_equal(x, y);
+    }
+    assert_int_equal(a.n, b.n);
+}
+
+/* Every awkward byte a name may hold and still be carried: no NUL, '/' or control byte. */
+static const char *const awkward[] = {
+    "plain.txt",        "with space.txt",   "-leading-dash",
+    "--help",           "quote'single",     "quote\"double",
+    "back\\slash",      "$(touch pwn)",     "`id`",
+    "a;reboot #.c",     "glob*?[x]",        "latin1-\xe9\xff.bin",
+    "utf8-caf\xc3\xa9", "dir with space/f", "-d/--/-x",
+    "trailing space ",
+};
+
+static void test_sync__awkward_names__round_trip(void **state)
+{
+    struct cp_mirror_report rep;
+    for (size_t i = 0; i < ARRAY_SIZE(awkward); i++)
+        put_file(S.work, awkward[i], awkward[i]);
+    put_file(S.work, "new\nline", "not carried");
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, ARRAY_SIZE(awkward));
+    assert_said("not carried: new\\x0aline (control character in name)");
+    assert_false(exists_nofollow(far, "new\nline"));
+    assert_false(exists_nofollow(S.top, "pwn"));
+    assert_false(exists_nofollow(far, "pwn"));
+    assert_same_trees();
+    /* Names travel in the streams only: the far root is the one argument. */
+    cleanup_free char *want = xasprintf("[%s]", far);
+    assert_string_equal(T.argv_seen, want);
+    /* Change each one there; all come back. */
+    for (size_t i = 0; i < ARRAY_SIZE(awkward); i++)
+        put_file(far, awkward[i], "changed there, longer than before");
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.landed, ARRAY_SIZE(awkward));
+    assert_same_trees();
+}
+
+static void test_sync__changes_there__come_back_with_deletions(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    put_file(S.work, "src/b.c", "b");
+    put_file(S.work, "gone.txt", "g");
+    assert_int_equal(push(&rep), 0);
+    put_file(far, "src/b.c", "b changed there");
+    put_file(far, "new/deep/c.txt", "new there");
+    cleanup_free char *gone = xasprintf("%s/gone.txt", far);
+    unlink(gone);
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.landed, 2);
+    assert_int_equal(rep.deleted_here, 1);
+    assert_same_trees();
+    /* Nothing changed: a second pull lands nothing. */
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.landed, 0);
+    /* A local change and a local deletion go there. */
+    put_file(S.work, "a.txt", "a changed here");
+    cleanup_free char *b = xasprintf("%s/src/b.c", S.work);
+    unlink(b);
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 1);
+    assert_same_trees();
+}
+
+static void test_sync__changed_both_sides__local_kept_far_beside(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "notes.md", "H1");
+    assert_int_equal(push(&rep), 0);
+    put_file(far, "notes.md", "H3 there");
+    put_file(S.work, "notes.md", "H2 here");
+    assert_int_equal(pull(&rep), 0);
+    cleanup_free char *mine = get_file(S.work, "notes.md");
+    cleanup_free char *theirs = get_file(S.work, "notes.md.conch-far");
+    assert_string_equal(mine, "H2 here");
+    assert_string_equal(theirs, "H3 there");
+    assert_said("changed on both sides");
+    /* The next push makes the far side agree with yours. */
+    assert_int_equal(push(&rep), 0);
+    cleanup_free char *there = get_file(far, "notes.md");
+    assert_string_equal(there, "H2 here");
+}
+
+/* Part B 46 */
+static void test_delete__changed_here_meanwhile__kept(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "notes.md", "H1");
+    assert_int_equal(push(&rep), 0);
+    cleanup_free char *there = xasprintf("%s/notes.md", far);
+    unlink(there);
+    usleep(10000);
+    put_file(S.work, "notes.md", "H2 edited here");
+    assert_int_equal(pull(&rep), 0);
+    cleanup_free char *mine = get_file(S.work, "notes.md");
+    assert_string_equal(mine, "H2 edited here");
+    assert_said("changed here since the last sync");
+}
+
+/* Part B 47 */
+static void test_delete__failed_pull__no_deletion_applied(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    put_file(S.work, "b.txt", "b");
+    assert_int_equal(push(&rep), 0);
+    cleanup_free char *b = xasprintf("%s/b.txt", far);
+    unlink(b);
+    put_file(far, "a.txt", "a changed");
+    T.replace_pack = "cat >/dev/null; printf 'truncated'; exit 1";
+    assert_int_not_equal(pull(&rep), 0);
+    assert_true(exists_nofollow(S.work, "b.txt"));
+    cleanup_free char *a = get_file(S.work, "a.txt");
+    assert_string_equal(a, "a");
+    assert_int_equal(rep.deleted_here, 0);
+}
+
+/* Part B 44 (the "everything" list) */
+static void test_delete__far_deleted_everything__nothing_deleted_here(void **state)
+{
+    struct cp_mirror_report rep;
+    for (int i = 0; i < 12; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "f%d", i);
+        put_file(S.work, name, "x");
+    }
+    assert_int_equal(push(&rep), 0);
+    rm_tree(far);
+    mkdir(far, 0755);
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.deleted_here, 0);
+    assert_int_equal(count_tree(S.work), 12);
+    assert_said("deleted all 12 files");
+}
+
+/* Part B 45 */
+static void test_delete__never_mirrored_file__not_deleted(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(push(&rep), 0);
+    put_file(S.work, "never-mirrored.txt", "mine");
+    assert_int_equal(pull(&rep), 0);
+    assert_true(exists_nofollow(S.work, "never-mirrored.txt"));
+}
+
+/* Part B 41-45 on the deletion itself. */
+static void test_delete__through_symlinked_folder__refused(void **state)
+{
+    put_file(S.out, "old.txt", "outside");
+    cleanup_free char *link = xasprintf("%s/cache", S.work);
+    assert_int_equal(symlink(S.out, link), 0);
+    struct stat st;
+    assert_int_equal(stat(S.out, &st), 0);
+    struct cp_sig any = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_landing_delete(S.workfd, NULL, "cache/old.txt", &any, NULL, &err), 0);
+    assert_true(exists_nofollow(S.out, "old.txt"));
+}
+
+static void test_delete__link_folder_and_fifo__refused(void **state)
+{
+    cleanup_free char *canary = xasprintf("%s/canary", S.out);
+    cleanup_free char *link = xasprintf("%s/link", S.work);
+    cleanup_free char *fifo = xasprintf("%s/fifo", S.work);
+    cleanup_free char *dir = xasprintf("%s/src", S.work);
+    assert_int_equal(symlink(canary, link), 0);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    const char *names[] = {"link", "fifo", "src"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        struct stat st;
+        struct cp_sig sig = {0};
+        cleanup_error cp_error_t err = NULL;
+        cleanup_free char *p = xasprintf("%s/%s", S.work, names[i]);
+        assert_int_equal(lstat(p, &st), 0);
+        cp_sig_from_stat(&st, &sig);
+        assert_int_equal(cp_landing_delete(S.workfd, NULL, names[i], &sig, NULL, &err), 0);
+        assert_true(exists_nofollow(S.work, names[i]));
+    }
+    assert_canary();
+}
+
+static void test_delete__multiply_linked_file__refused(void **state)
+{
+    put_file(S.out, "store", "shared");
+    cleanup_free char *store = xasprintf("%s/store", S.out);
+    cleanup_free char *lib = xasprintf("%s/x.js", S.work);
+    assert_int_equal(link(store, lib), 0);
+    struct stat st;
+    struct cp_sig sig;
+    assert_int_equal(lstat(lib, &st), 0);
+    cp_sig_from_stat(&st, &sig);
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_landing_delete(S.workfd, NULL, "x.js", &sig, NULL, &err), 0);
+    assert_true(exists_nofollow(S.work, "x.js"));
+}
+
+static void test_delete__root_dot_dotdot_absolute__refused(void **state)
+{
+    const char *names[] = {"", ".", "./", "..", "src/..", "/etc/passwd", "../outside/canary"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        struct cp_sig sig = {0};
+        cleanup_error cp_error_t err = NULL;
+        assert_int_equal(cp_landing_delete(S.workfd, NULL, names[i], &sig, NULL, &err), 0);
+    }
+    assert_canary();
+}
+
+static void test_delete__protected_and_dependency__refused(void **state)
+{
+    const char *names[] = {".git/config", ".git", "node_modules/react/index.js", ".env"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        if (strcmp(names[i], ".git") != 0)
+            put_file(S.work, names[i], "x");
+        struct stat st;
+        struct cp_sig sig = {0};
+        cleanup_free char *p = xasprintf("%s/%s", S.work, names[i]);
+        if (lstat(p, &st) == 0)
+            cp_sig_from_stat(&st, &sig);
+        cleanup_error cp_error_t err = NULL;
+        assert_int_equal(cp_landing_delete(S.workfd, NULL, names[i], &sig, NULL, &err), 0);
+    }
+    assert_true(exists_nofollow(S.work, ".git/config"));
+    assert_true(exists_nofollow(S.work, "node_modules/react/index.js"));
+    assert_true(exists_nofollow(S.work, ".env"));
+}
+
+/* Part C 48 */
+static void test_push__symlink_to_secret__never_followed(void **state)
+{
+    struct cp_mirror_report rep;
+    cleanup_free char *canary = xasprintf("%s/canary", S.out);
+    cleanup_free char *creds = xasprintf("%s/creds", S.work);
+    cleanup_free char *keys = xasprintf("%s/keys", S.work);
+    assert_int_equal(symlink(canary, creds), 0);
+    assert_int_equal(symlink(S.out, keys), 0);
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.links, 2);
+    assert_false(exists_nofollow(far, "creds"));
+    assert_false(exists_nofollow(far, "keys"));
+    assert_int_equal(count_tree(far), 1);
+}
+
+static void test_listing__left_out_places__counted_not_followed(void **state)
+{
+    struct cp_mirror_report rep = {.say = collect};
+    put_file(S.work, "node_modules/x/index.js", "x");
+    put_file(S.work, "sub/.venv/bin/python", "x");
+    put_file(S.work, ".env", "SECRET=1");
+    put_file(S.work, ".ssh/id_ed25519", "key");
+    put_file(S.work, ".git/hooks/pre-commit", "x");
+    put_file(S.work, ".git/HEAD", "ref: refs/heads/main\n");
+    put_file(S.work, "src/main.c", "int main;");
+    cleanup_free char *l = xasprintf("%s/loop", S.work);
+    assert_int_equal(symlink(".", l), 0);
+    cleanup_listing struct cp_listing out = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_listing_local(S.workfd, NULL, NULL, &out, &rep, &err), 0);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0].path, ".git/HEAD");
+    assert_string_equal(out.v[1].path, "src/main.c");
+    assert_int_equal(rep.links, 1);
+    assert_int_equal(rep.dep_folders, 2);
+    assert_int_equal(rep.protected_places, 2);
+}
+
+static void test_listing__over_limits__refused_with_container_advice(void **state)
+{
+    for (int i = 0; i < 11; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "f%d", i);
+        put_file(S.work, name, "x");
+    }
+    struct cp_limits lim = {10, 1 << 20};
+    cleanup_listing struct cp_listing out = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_listing_local(S.workfd, NULL, &lim, &out, NULL, &err), CP_ERR_TOO_BIG);
+    assert_non_null(strstr(err->hint, "container"));
+}
+
+static void test_manifest__damaged__refused_with_hint(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(push(&rep), 0);
+    cleanup_manifest struct cp_manifest m = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_manifest_load(manifest, &m, &err), 0);
+    assert_int_equal(m.n, 1);
+    assert_string_equal(m.v[0].path, "a.txt");
+    FILE *f = fopen(manifest, "a");
+    fputs("junk", f);
+    fclose(f);
+    cleanup_manifest struct cp_manifest m2 = {0};
+    cleanup_error cp_error_t err2 = NULL;
+    assert_int_not_equal(cp_manifest_load(manifest, &m2, &err2), 0);
+    assert_non_null(strstr(err2->hint, "Delete it"));
+}
+
+/* Round trips over random trees: push, change the far side at random, pull, compare. */
+static void random_name(unsigned *seed, char *out, size_t cap)
+{
+    static const char alphabet[] = "ab -'\"\\$`;*?[]{}()&|<>!#%~=+,.:@^\xe9\xff\xc3\xa9";
+    size_t n = 1 + (size_t)(rand_r(seed) % 12);
+    for (size_t i = 0; i < n && i + 1 < cap; i++)
+        out[i] = alphabet[rand_r(seed) % (sizeof(alphabet) - 1)];
+    out[n < cap ? n : cap - 1] = 0;
+    if (strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
+        out[0] = 'x';
+}
+
+static void random_tree(unsigned *seed, const char *root, int files)
+{
+    for (int i = 0; i < files; i++) {
+        char a[16], b[16];
+        random_name(seed, a, sizeof(a));
+        random_name(seed, b, sizeof(b));
+        cleanup_free char *rel = rand_r(seed) % 2 ? xasprintf("%s/%s", a, b) : xstrdup(a);
+        cleanup_free char *text = xasprintf("%d %s", rand_r(seed), rel);
+        struct stat st;
+        cleanup_free char *dir = xasprintf("%s/%s", root, a);
+        if (lstat(dir, &st) == 0 && S_ISREG(st.st_mode) && strchr(rel, '/'))
+            continue;
+        cleanup_free char *full = xasprintf("%s/%s", root, rel);
+        if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
+            continue;
+        if (cp_rules_check(NULL, rel) == NULL)
+            put_file(root, rel, text);
+    }
+}
+
+static void change_far(unsigned *seed)
+{
+    cleanup_close int farfd = open(far, O_RDONLY | O_DIRECTORY);
+    cleanup_listing struct cp_listing l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_listing_local(farfd, NULL, NULL, &l, NULL, &err), 0);
+    for (size_t i = 0; i < l.n; i++) {
+        int dice = rand_r(seed) % 4;
+        cleanup_free char *p = xasprintf("%s/%s", far, l.v[i].path);
+        if (dice == 0)
+            unlink(p);
+        else if (dice == 1)
+            put_file(far, l.v[i].path, "changed on the far side, a different length");
+    }
+    random_tree(seed, far, 5);
+}
+
+static void test_sync__random_trees__round_trip_property(void **state)
+{
+    for (unsigned round = 0; round < 4; round++) {
+        unsigned seed = 1234 + round;
+        rm_tree(far);
+        unlink(manifest);
+        close(S.workfd);
+        rm_tree(S.work);
+        mkdir(S.work, 0755);
+        S.workfd = open(S.work, O_RDONLY | O_DIRECTORY);
+        random_tree(&seed, S.work, 40);
+        struct cp_mirror_report rep;
+        said[0] = 0;
+        assert_int_equal(push(&rep), 0);
+        assert_same_trees();
+        change_far(&seed);
+        assert_int_equal(pull(&rep), 0);
+        if (rep.refused != 0 || rep.conflicts != 0)
+            fail_msg("round %u: unexpected refusals:\n%s", round, said);
+        assert_same_trees();
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_sync__awkward_names__round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync__changes_there__come_back_with_deletions, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_sync__changed_both_sides__local_kept_far_beside, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__changed_here_meanwhile__kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete__failed_pull__no_deletion_applied, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__far_deleted_everything__nothing_deleted_here,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete__never_mirrored_file__not_deleted, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__through_symlinked_folder__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__link_folder_and_fifo__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__multiply_linked_file__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__root_dot_dotdot_absolute__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__protected_and_dependency__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_push__symlink_to_secret__never_followed, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_listing__left_out_places__counted_not_followed, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_listing__over_limits__refused_with_container_advice,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_manifest__damaged__refused_with_hint, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync__random_trees__round_trip_property, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
