@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,22 +49,51 @@ char **cp_box_owner_labels(void)
     return v;
 }
 
-bool cp_box_owner_alive(json_object *labels)
+char *cp_box_random_hex(char *buf, size_t len)
 {
-    const char *host = cp_json_str(labels, "conch.owner.host");
-    const char *pid_s = cp_json_str(labels, "conch.owner.pid");
-    const char *start = cp_json_str(labels, "conch.owner.start");
-    cleanup_free char *me = hostname();
-    long pid = 0;
-    /* Another host's box is never ours to judge. */
-    if (host == NULL || strcmp(host, me) != 0)
-        return true;
-    if (pid_s == NULL || cp_parse_long(pid_s, 1, 1L << 30, &pid) < 0)
-        return false;
+    unsigned char rnd[32] = {0};
+    size_t n = (len - 1 + 1) / 2;
+    if (n > sizeof(rnd))
+        n = sizeof(rnd);
+    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, rnd, n) != (ssize_t)n)
+        memset(rnd, 0, sizeof(rnd));
+    for (size_t i = 0; i + 1 < len && i / 2 < n; i++)
+        buf[i] = "0123456789abcdef"[(rnd[i / 2] >> ((i % 2) ? 0 : 4)) & 0xf];
+    buf[len - 1] = '\0';
+    return buf;
+}
+
+char *cp_box_name(void)
+{
+    char rnd[9];
+    cleanup_free char *start = process_start((long)getpid());
+    return xasprintf("conch-%ld-%s-%s", (long)getpid(), start ? start : "0",
+                     cp_box_random_hex(rnd, sizeof(rnd)));
+}
+
+static bool pid_alive(long pid, const char *start)
+{
     if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
         return false;
     cleanup_free char *now = process_start(pid);
     return now != NULL && start != NULL && strcmp(now, start) == 0;
+}
+
+bool cp_box_owner_alive(const char *name, json_object *labels)
+{
+    const char *host = cp_json_str(labels, "conch.owner.host");
+    cleanup_free char *me = hostname();
+    /* Another host's box is never ours to judge. */
+    if (host == NULL || strcmp(host, me) != 0)
+        return true;
+    if (name != NULL && name[0] == '/')
+        name++;
+    long pid = 0;
+    char start[32] = "";
+    if (name == NULL || sscanf(name, "conch-%ld-%31[0-9]-", &pid, start) != 2 || pid <= 0)
+        return false;
+    return pid_alive(pid, start);
 }
 
 int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,

@@ -2,6 +2,9 @@
 #ifndef CONCH_BOX_H
 #define CONCH_BOX_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <json-c/json.h>
 
 #include "places/container/engine.h"
@@ -17,7 +20,13 @@ int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t
 /* Kills and removes; a box already gone is not an error. */
 int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err);
 
-/* Whether the process named by these labels is still alive on this host. */
-bool cp_box_owner_alive(json_object *labels);
+/* Whether the box's owner is still alive: the run named in the box's name
+ * (conch-PID-START-RANDOM), on the host its labels name. */
+bool cp_box_owner_alive(const char *name, json_object *labels);
+
+/* A name that says which run owns the box: conch-PID-START-RANDOM. The caller frees it. */
+char *cp_box_name(void);
+/* Fills buf with len-1 random hex digits and returns it. */
+char *cp_box_random_hex(char *buf, size_t len);
 
 #endif

@@ -9,17 +9,23 @@
 #include <unistd.h>
 
 #include "places/container/images.h"
+#include "src/json.h"
 #include "src/util.h"
 
-int cp_image_present(struct cp_engine *e, const char *image, cp_error_t *err)
+int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_error_t *err)
 {
     cleanup_free char *esc = cp_engine_escape(image);
     cleanup_free char *path = xasprintf("/images/%s/json", esc);
     long status = 0;
-    if (cp_engine_call_status(e, "GET", path, NULL, &status, NULL, err) < 0)
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &reply, err) < 0)
         return cp_error_code(err);
-    if (status == 200)
+    if (status == 200) {
+        const char *id = cp_json_str(reply, "Id");
+        if (id_out != NULL)
+            *id_out = xstrdup(id ? id : image);
         return 1;
+    }
     if (status == 404)
         return 0;
     return cp_error_make(err, CP_ERR_FAILED, 0, "the engine could not look up image %s (HTTP %ld)",
@@ -43,16 +49,16 @@ static int absent(const char *image, const char *kind, cp_error_t *err)
 }
 
 int cp_image_choose(struct cp_engine *e, const char *asked, const char *saved, char **out,
-                    cp_error_t *err)
+                    char **id_out, cp_error_t *err)
 {
     const char *want = asked ? asked : saved;
     if (want == NULL) {
-        int r = cp_image_present(e, CP_IMAGE_WORK, err);
+        int r = cp_image_present(e, CP_IMAGE_WORK, NULL, err);
         if (r < 0)
             return r;
         want = r ? CP_IMAGE_WORK : CP_IMAGE_UPSTREAM;
     }
-    int r = cp_image_present(e, want, err);
+    int r = cp_image_present(e, want, id_out, err);
     if (r < 0)
         return r;
     if (r == 0)

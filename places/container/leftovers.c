@@ -5,16 +5,17 @@
 
 #include "places/container/box.h"
 #include "places/container/leftovers.h"
+#include "places/container/warm.h"
 #include "src/json.h"
 #include "src/log.h"
 #include "src/util.h"
 
-static bool is_leftover(json_object *labels, bool all_warm)
+static bool is_leftover(const char *name, json_object *labels, bool all_warm)
 {
-    /* Warm boxes outlive their maker by design and leave by themselves. */
-    if (cp_json_str(labels, "conch.warm") != NULL)
+    /* Unclaimed warm boxes outlive their maker by design and leave by themselves. */
+    if (cp_warm_unclaimed(name))
         return all_warm;
-    return !cp_box_owner_alive(labels);
+    return !cp_box_owner_alive(name, labels);
 }
 
 int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_error_t *err)
@@ -27,10 +28,12 @@ int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_
     int removed = 0;
     for (size_t i = 0;
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
-        json_object *c = json_object_array_get_idx(list, i), *labels = NULL;
+        json_object *c = json_object_array_get_idx(list, i), *labels = NULL, *names = NULL;
         const char *id = cp_json_str(c, "Id");
         json_object_object_get_ex(c, "Labels", &labels);
-        if (id == NULL || !is_leftover(labels, all_warm))
+        json_object_object_get_ex(c, "Names", &names);
+        const char *name = json_object_get_string(json_object_array_get_idx(names, 0));
+        if (id == NULL || !is_leftover(name, labels, all_warm))
             continue;
         cleanup_error cp_error_t rerr = NULL;
         if (cp_box_remove(e, id, &rerr) == 0) {

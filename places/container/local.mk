@@ -9,3 +9,4 @@ libconch_la_SOURCES += \
 	places/container/images.c places/container/images.h \
 	places/container/leftovers.c places/container/leftovers.h \
 	places/container/place-container.c
+libconch_la_SOURCES += places/container/warm.c places/container/warm.h

@@ -16,6 +16,7 @@
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
 #include "places/container/stream.h"
+#include "places/container/warm.h"
 #include "places/place.h"
 #include "src/json.h"
 #include "src/log.h"
@@ -28,8 +29,11 @@ struct container_state {
     struct cp_protected prot;
     char **labels;
     char *image;
+    char *image_id;
     char *empty_file;
-    json_object *spec;
+    json_object *spec;      /* a fresh box for this command */
+    char *warm_key;         /* what a warm box must have been made from to serve it */
+    json_object *warm_spec; /* the next warm box, made after this run */
 };
 
 static void state_free(struct container_state *s)
@@ -40,9 +44,13 @@ static void state_free(struct container_state *s)
     cp_protected_dispose(&s->prot);
     cp_strv_free(s->labels);
     free(s->image);
+    free(s->image_id);
     free(s->empty_file);
+    free(s->warm_key);
     if (s->spec != NULL)
         json_object_put(s->spec);
+    if (s->warm_spec != NULL)
+        json_object_put(s->warm_spec);
     free(s);
 }
 
@@ -110,6 +118,8 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .labels = s->labels,
     };
     s->spec = cp_box_spec_json(&spec);
+    s->warm_key = cp_warm_key(&spec, s->image_id);
+    s->warm_spec = cp_warm_spec(&spec, s->warm_key);
 }
 
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
@@ -122,7 +132,7 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
         cp_debug("%s", sweep_err->msg);
     const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
-    if (cp_image_choose(s->engine, req->image, saved, &s->image, err) < 0)
+    if (cp_image_choose(s->engine, req->image, saved, &s->image, &s->image_id, err) < 0)
         return cp_error_code(err);
     char **owned = NULL;
     const char *const *patterns = cp_protect_patterns(req->config, &owned);
@@ -134,15 +144,6 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     build_spec(s, req);
     *state_out = steal_pointer(&hold);
     return 0;
-}
-
-static char *box_name(void)
-{
-    unsigned char rnd[4] = {0};
-    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-        memset(rnd, 0, sizeof(rnd));
-    return xasprintf("conch-%ld-%02x%02x%02x%02x", (long)getpid(), rnd[0], rnd[1], rnd[2], rnd[3]);
 }
 
 /* Attach before start, so no output is produced while nobody listens. */
@@ -159,26 +160,65 @@ static int attach_and_start(struct cp_engine *e, const char *id, bool interactiv
     return 0;
 }
 
-static int run_in_box(struct container_state *s, const char *id, const struct cp_run_request *req,
-                      int *status_out, cp_error_t *err)
+/* catatonit exits 1 where tini exits 126 or 127: the init's report decides, not the status. */
+static void launch_status(const struct cp_demux *d, const struct cp_run_request *req, int *status)
+{
+    if (d->launch_status == 0 || *status == 0)
+        return;
+    *status = d->launch_status;
+    cp_say("%s: %s in the box", req->argv[0],
+           d->launch_status == 127 ? "command not found" : "not executable");
+}
+
+static int run_fresh(struct container_state *s, const char *id, const struct cp_run_request *req,
+                     struct cp_demux *d, int *status_out, cp_error_t *err)
 {
     cleanup_close int fd = -1;
     cleanup_buf struct cp_buf early;
     cp_buf_init(&early, 1 << 20);
     if (attach_and_start(s->engine, id, req->interactive, &fd, &early, err) < 0)
         return cp_error_code(err);
-    int stop_fd = cp_signals_install();
-    struct cp_demux d;
-    cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
-    if (cp_stream_pump(fd, &d, &early, req->interactive ? STDIN_FILENO : -1, stop_fd, err) < 0 ||
-        cp_box_wait(s->engine, id, status_out, err) < 0)
+    int stdin_fd = req->interactive ? STDIN_FILENO : -1;
+    if (cp_stream_pump(fd, d, &early, stdin_fd, cp_signals_install(), err) < 0)
         return cp_error_code(err);
-    /* catatonit exits 1 where tini exits 126 or 127: the report decides, not the status. */
-    if (d.launch_status != 0 && *status_out != 0) {
-        *status_out = d.launch_status;
-        cp_say("%s: %s in the box", req->argv[0],
-               d.launch_status == 127 ? "command not found" : "not executable");
+    return cp_box_wait(s->engine, id, status_out, err);
+}
+
+static int run_warm(struct container_state *s, const char *id, const struct cp_run_request *req,
+                    struct cp_demux *d, int *status_out, cp_error_t *err)
+{
+    struct cp_warm_exec x = {.argv = req->argv,
+                             .workdir = req->workdir,
+                             .uid = (unsigned)getuid(),
+                             .gid = (unsigned)getgid(),
+                             .interactive = req->interactive,
+                             .stop_fd = cp_signals_install()};
+    return cp_warm_exec(s->engine, id, &x, d, status_out, err);
+}
+
+static bool warm_enabled(void)
+{
+    const char *v = getenv("CONCH_PLACE_NO_WARM");
+    return v == NULL || v[0] == '\0' || strcmp(v, "0") == 0;
+}
+
+/* A warm box made for exactly this run's key, else a fresh one made now. *id_out is the box. */
+static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_error_t *err)
+{
+    cleanup_free char *name = cp_box_name();
+    *warm_out = false;
+    if (warm_enabled()) {
+        cleanup_error cp_error_t werr = NULL;
+        int r = cp_warm_claim(s->engine, s->warm_key, name, id_out, &werr);
+        if (r > 0) {
+            *warm_out = true;
+            return 0;
+        }
+        if (r < 0)
+            cp_debug("no warm box: %s", werr->msg);
     }
+    if (cp_box_create(s->engine, s->spec, name, id_out, err) < 0)
+        return cp_error_wrap(err, "making the box");
     return 0;
 }
 
@@ -186,11 +226,21 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
                          cp_error_t *err)
 {
     struct container_state *s = state;
-    cleanup_free char *name = box_name();
     cleanup_free char *id = NULL;
-    if (cp_box_create(s->engine, s->spec, name, &id, err) < 0)
-        return cp_error_wrap(err, "making the box");
-    int r = run_in_box(s, id, req, status_out, err);
+    bool warm = false;
+    if (get_box(s, &warm, &id, err) < 0)
+        return cp_error_code(err);
+    cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
+    struct cp_demux d;
+    cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
+    int r = warm ? run_warm(s, id, req, &d, status_out, err)
+                 : run_fresh(s, id, req, &d, status_out, err);
+    if (r == 0) {
+        launch_status(&d, req, status_out);
+        /* The used box goes, and the next one is made, while the caller moves on. */
+        cp_warm_refill(s->engine, id, warm_enabled() ? s->warm_spec : NULL);
+        return 0;
+    }
     cleanup_error cp_error_t rm_err = NULL;
     if (cp_box_remove(s->engine, id, &rm_err) < 0)
         cp_say("%s; 'conch-place clean' removes it later", rm_err->msg);

@@ -1,0 +1,269 @@
+/* The warm pool: the next box is made while nobody waits, and claimed by exactly one run. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "places/container/box.h"
+#include "places/container/warm.h"
+#include "src/json.h"
+#include "src/paths.h"
+#include "src/util.h"
+
+/* A warm box nobody claims leaves after WARM_LIFE seconds; one older than WARM_CLAIM_MAX is
+ * not claimed, so it cannot expire between the claim and the wake-up. */
+#define WARM_LIFE      300
+#define WARM_CLAIM_MAX 240
+#define WARM_PREFIX    "conch-warm-"
+
+/* Waits for one line on stdin (the claim), else leaves; once claimed, waits for removal. */
+static const char *const waiter[] = {
+    "sh", "-c", "timeout 300 head -n 1 >/dev/null && exec sleep 2147483647", NULL};
+
+char *cp_warm_key(const struct cp_box_spec *spec, const char *image_id)
+{
+    struct cp_box_spec base = *spec;
+    base.argv = NULL;
+    base.interactive = false;
+    base.labels = NULL;
+    cleanup_json json_object *j = cp_box_spec_json(&base);
+    return xasprintf("%s %s %s", PACKAGE_VERSION, image_id,
+                     json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+}
+
+json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
+{
+    struct cp_box_spec w = *spec;
+    w.argv = (char *const *)waiter;
+    w.interactive = false;
+    cleanup_free char *made = xasprintf("conch.made=%lld", (long long)time(NULL));
+    cleanup_free char *k = xasprintf("conch.key=%s", key);
+    char *labels[] = {"conch.warm=1", made, k, NULL};
+    w.labels = labels;
+    json_object *j = cp_box_spec_json(&w);
+    /* The claim is a line on the waiter's stdin, which must stay open for it. */
+    json_object_object_add(j, "OpenStdin", json_object_new_boolean(1));
+    json_object_object_add(j, "StdinOnce", json_object_new_boolean(0));
+    /* Its owner labels name the run that made it; host matters, the pid does not. */
+    return j;
+}
+
+bool cp_warm_unclaimed(const char *name)
+{
+    if (name != NULL && name[0] == '/')
+        name++;
+    return name != NULL && strncmp(name, WARM_PREFIX, strlen(WARM_PREFIX)) == 0;
+}
+
+/* Claims are serialised per person: the engine's rename is no compare-and-swap. */
+static int lock_claims(cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_conch_home(1, &home, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *dir = xasprintf("%s/workplaces", home);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
+    cleanup_free char *path = xasprintf("%s/warm.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
+    if (flock(fd, LOCK_EX) < 0) {
+        close(fd);
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot lock %s", path);
+    }
+    return fd;
+}
+
+static bool fits(json_object *c, const char *key)
+{
+    json_object *names = NULL, *labels = NULL;
+    json_object_object_get_ex(c, "Names", &names);
+    json_object_object_get_ex(c, "Labels", &labels);
+    const char *name = json_object_get_string(json_object_array_get_idx(names, 0));
+    const char *k = cp_json_str(labels, "conch.key");
+    const char *made = cp_json_str(labels, "conch.made");
+    long t = 0;
+    if (!cp_warm_unclaimed(name) || k == NULL || strcmp(k, key) != 0 || made == NULL ||
+        cp_parse_long(made, 0, (long)1 << 62, &t) < 0)
+        return false;
+    long age = (long)time(NULL) - t;
+    return age >= 0 && age < WARM_CLAIM_MAX;
+}
+
+/* The line the waiter waits for, through a short attach to its stdin. */
+static int wake(struct cp_engine *e, const char *id, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/attach?stream=1&stdin=1&detachKeys=", id);
+    cleanup_close int fd = -1;
+    cleanup_buf struct cp_buf early;
+    cp_buf_init(&early, 4096);
+    if (cp_stream_hijack(e, "POST", path, NULL, &fd, &early, err) < 0)
+        return cp_error_code(err);
+    if (cp_write_all(fd, "\n", 1) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "waking a warm box");
+    return 0;
+}
+
+static int try_claim(struct cp_engine *e, json_object *list, const char *key, const char *name,
+                     char **id_out, cp_error_t *err)
+{
+    for (size_t i = 0; i < json_object_array_length(list); i++) {
+        json_object *c = json_object_array_get_idx(list, i);
+        const char *id = cp_json_str(c, "Id");
+        if (id == NULL || !fits(c, key))
+            continue;
+        cleanup_free char *path = xasprintf("/containers/%s/rename?name=%s", id, name);
+        long status = 0;
+        if (cp_engine_call_status(e, "POST", path, NULL, &status, NULL, err) < 0)
+            return cp_error_code(err);
+        if (status != 204 && status != 200)
+            continue;
+        if (wake(e, id, err) < 0)
+            return cp_error_code(err);
+        *id_out = xstrdup(id);
+        return 1;
+    }
+    return 0;
+}
+
+int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char **id_out,
+                  cp_error_t *err)
+{
+    cleanup_close int lock = lock_claims(err);
+    if (lock < 0)
+        return cp_error_code(err);
+    cleanup_free char *filter =
+        cp_engine_escape("{\"label\":[\"conch.warm=1\"],\"status\":[\"running\"]}");
+    cleanup_free char *path = xasprintf("/containers/json?filters=%s", filter);
+    cleanup_json json_object *list = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &list, err) < 0)
+        return cp_error_code(err);
+    if (!json_object_is_type(list, json_type_array))
+        return 0;
+    return try_claim(e, list, key, name, id_out, err);
+}
+
+static json_object *exec_body(struct cp_engine *e, const struct cp_warm_exec *x)
+{
+    json_object *b = json_object_new_object();
+    json_object *cmd = json_object_new_array();
+    bool podman = strcmp(e->kind, "podman") == 0;
+    /* The box's init, mounted by the engine, reaps and reports as it does for a fresh box. */
+    json_object_array_add(
+        cmd, json_object_new_string(podman ? "/run/podman-init" : "/sbin/docker-init"));
+    if (!podman)
+        json_object_array_add(cmd, json_object_new_string("-s"));
+    json_object_array_add(cmd, json_object_new_string("--"));
+    for (size_t i = 0; x->argv[i] != NULL; i++)
+        json_object_array_add(cmd, json_object_new_string(x->argv[i]));
+    cleanup_free char *user = xasprintf("%u:%u", x->uid, x->gid);
+    json_object_object_add(b, "Cmd", cmd);
+    json_object_object_add(b, "User", json_object_new_string(user));
+    json_object_object_add(b, "WorkingDir", json_object_new_string(x->workdir));
+    json_object_object_add(b, "AttachStdin", json_object_new_boolean(x->interactive));
+    json_object_object_add(b, "AttachStdout", json_object_new_boolean(1));
+    json_object_object_add(b, "AttachStderr", json_object_new_boolean(1));
+    json_object_object_add(b, "Tty", json_object_new_boolean(0));
+    return b;
+}
+
+/* The exit code is set once the process is reaped, a moment after the stream ends. */
+static int exec_status(struct cp_engine *e, const char *exec_id, int *status_out, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/exec/%s/json", exec_id);
+    for (int i = 0; i < 500; i++) {
+        cleanup_json json_object *reply = NULL;
+        if (cp_engine_call(e, "GET", path, NULL, &reply, err) < 0)
+            return cp_error_code(err);
+        json_object *running = NULL;
+        json_object_object_get_ex(reply, "Running", &running);
+        int64_t code = cp_json_int(reply, "ExitCode", -1);
+        if (!json_object_get_boolean(running) && code >= 0 && code <= 255) {
+            *status_out = (int)code;
+            return 0;
+        }
+        poll(NULL, 0, 10);
+    }
+    return cp_error_make(err, CP_ERR_TIMEOUT, 0, "the engine did not report the command's exit");
+}
+
+int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
+                 struct cp_demux *d, int *status_out, cp_error_t *err)
+{
+    cleanup_json json_object *body = exec_body(e, x);
+    cleanup_free char *path = xasprintf("/containers/%s/exec", id);
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call(e, "POST", path, body, &reply, err) < 0)
+        return cp_error_wrap(err, "starting the command in the box");
+    const char *exec_id = cp_json_str(reply, "Id");
+    if (exec_id == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine gave no exec id");
+    cleanup_json json_object *start = json_object_new_object();
+    json_object_object_add(start, "Detach", json_object_new_boolean(0));
+    json_object_object_add(start, "Tty", json_object_new_boolean(0));
+    cleanup_free char *start_path = xasprintf("/exec/%s/start", exec_id);
+    cleanup_close int fd = -1;
+    cleanup_buf struct cp_buf early;
+    cp_buf_init(&early, 1 << 20);
+    if (cp_stream_hijack(e, "POST", start_path, start, &fd, &early, err) < 0 ||
+        cp_stream_pump(fd, d, &early, x->interactive ? STDIN_FILENO : -1, x->stop_fd, err) < 0)
+        return cp_error_code(err);
+    return exec_status(e, exec_id, status_out, err);
+}
+
+static void refill_now(const struct cp_engine *parent, const char *used_id, json_object *spec)
+{
+    struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
+    memcpy(e.version, parent->version, sizeof(e.version));
+    cleanup_error cp_error_t err = NULL;
+    if (used_id != NULL)
+        (void)cp_box_remove(&e, used_id, &err);
+    cp_error_free(&err);
+    cleanup_free char *name = NULL;
+    cleanup_free char *id = NULL;
+    if (spec != NULL) {
+        char rnd[9];
+        name = xasprintf(WARM_PREFIX "%s", cp_box_random_hex(rnd, sizeof(rnd)));
+        if (cp_box_create(&e, spec, name, &id, &err) == 0 && cp_box_start(&e, id, &err) < 0)
+            (void)cp_box_remove(&e, id, NULL);
+    }
+    if (e.curl != NULL)
+        curl_easy_cleanup(e.curl);
+}
+
+/* Double fork: the grandchild belongs to nobody's terminal and outlives the run. */
+void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        if (used_id != NULL)
+            (void)cp_box_remove((struct cp_engine *)e, used_id, NULL);
+        return;
+    }
+    if (pid > 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        return;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    refill_now(e, used_id, warm_spec);
+    _exit(0);
+}

@@ -1,0 +1,47 @@
+/* Warm boxes: made and started ahead of need, each serving exactly one command. */
+#ifndef CONCH_WARM_H
+#define CONCH_WARM_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "places/container/box-spec.h"
+#include "places/container/engine.h"
+#include "places/container/stream.h"
+
+/* Everything a box is made from but the command: the seal, the folder, the protected places
+ * found now, the network, the image's id and this binary's version. A warm box serves a run
+ * only when its key is byte-equal to the run's. The caller frees it. */
+char *cp_warm_key(const struct cp_box_spec *spec, const char *image_id);
+
+/* The create body of a warm box: the same seal, with a waiter that leaves by itself after a
+ * few minutes unless a claim wakes it. The caller owns it. */
+json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key);
+
+/* Takes a running warm box made for key, renaming it to name (ours, so a crash's leftover is
+ * told by its owner). 1 with *id_out, 0 when none fits. */
+int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char **id_out,
+                  cp_error_t *err);
+
+struct cp_warm_exec {
+    char *const *argv;
+    const char *workdir;
+    unsigned uid, gid;
+    bool interactive;
+    int stop_fd;
+};
+
+/* Runs the command in a claimed box through the exec API, under the box's own init as a
+ * subreaper (so 126/127 and signals read as in a fresh box). */
+int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
+                 struct cp_demux *d, int *status_out, cp_error_t *err);
+
+/* In a detached process: removes used_id (if not NULL), then makes and starts the next warm
+ * box from warm_spec (if not NULL). Returns at once. */
+void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec);
+
+/* Whether a box's name marks it as a warm box nobody has claimed. */
+bool cp_warm_unclaimed(const char *name);
+
+#endif
