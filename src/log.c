@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/log.h"
@@ -9,17 +10,39 @@
 
 int cp_log_verbose = 0;
 
-void cp_log_say(const char *fmt, ...)
+__attribute__((format(printf, 2, 0))) static void say(const char *prefix, const char *fmt,
+                                                      va_list ap)
 {
     char line[2048];
-    int n = snprintf(line, sizeof(line), "conch-place: ");
-    va_list ap;
-    va_start(ap, fmt);
+    int n = snprintf(line, sizeof(line), "conch-place: %s", prefix);
     int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof(line) - 2)
         len = sizeof(line) - 2;
     line[len++] = '\n';
     (void)cp_write_all(STDERR_FILENO, line, len);
+}
+
+void cp_log_say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say("", fmt, ap);
+    va_end(ap);
+}
+
+void cp_log_debug(const char *fmt, ...)
+{
+    static struct timespec t0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (t0.tv_sec == 0 && t0.tv_nsec == 0)
+        t0 = now;
+    char prefix[32];
+    snprintf(prefix, sizeof(prefix), "[%6.1f ms] ",
+             (double)(now.tv_sec - t0.tv_sec) * 1e3 + (double)(now.tv_nsec - t0.tv_nsec) / 1e6);
+    va_list ap;
+    va_start(ap, fmt);
+    say(prefix, fmt, ap);
+    va_end(ap);
 }

@@ -13,10 +13,13 @@ void cp_log_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
         cp_log_say(__VA_ARGS__);                                                                   \
     } while (0)
 
+/* -v: with the milliseconds since start, so where the time goes can be read off. */
+void cp_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #define cp_debug(...)                                                                              \
     do {                                                                                           \
         if (cp_log_verbose > 0)                                                                    \
-            cp_log_say(__VA_ARGS__);                                                               \
+            cp_log_debug(__VA_ARGS__);                                                             \
     } while (0)
 
 #endif

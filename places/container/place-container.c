@@ -140,6 +140,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     cp_strv_free(owned);
     if (r < 0 || empty_file(&s->empty_file, err) < 0)
         return cp_error_code(err);
+    cp_debug("image %s, %zu protected places", s->image,
+             cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
     s->labels = cp_box_owner_labels();
     build_spec(s, req);
     *state_out = steal_pointer(&hold);
@@ -235,6 +237,7 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
     int r = warm ? run_warm(s, id, req, &d, status_out, err)
                  : run_fresh(s, id, req, &d, status_out, err);
+    cp_debug("command done");
     if (r == 0) {
         launch_status(&d, req, status_out);
         /* The used box goes, and the next one is made, while the caller moves on. */
