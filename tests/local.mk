@@ -38,3 +38,15 @@ endif
 # (bootstrap.sh test does both).
 TESTS += tests/integration/container.test
 EXTRA_DIST += tests/integration/container.test tests/integration/engines.sh
+
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_demux
+tests_fuzz_fuzz_demux_SOURCES = tests/fuzz/fuzz_demux.c
+tests_fuzz_fuzz_demux_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_demux_LDADD = libconch.la $(LIB_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/replay_demux
+tests_fuzz_replay_demux_SOURCES = tests/fuzz/fuzz_demux.c tests/fuzz/replay.c
+tests_fuzz_replay_demux_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/demux\"
+tests_fuzz_replay_demux_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_demux
