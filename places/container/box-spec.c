@@ -76,6 +76,8 @@ static json_object *host_config(const struct cp_box_spec *s)
     json_object_object_add(h, "LogConfig", log);
     if (s->network != NULL)
         json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
+    if (s->userns != NULL)
+        json_object_object_add(h, "UsernsMode", json_object_new_string(s->userns));
     return h;
 }
 

@@ -10,7 +10,8 @@ struct cp_box_spec {
     const char *image;
     char *const *argv;   /* the command; NULL for a warm box's waiter */
     const char *workdir; /* real absolute path, bound at the same path */
-    unsigned uid, gid;
+    unsigned uid, gid;   /* the user inside the box */
+    const char *userns;  /* "keep-id" on rootless Podman, else NULL */
     bool sealed;
     bool podman; /* the engine copies a folder's contents into a tmpfs unless told not to */
     bool interactive;

@@ -223,3 +223,21 @@ int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_
         return cp_error_code(err);
     return scan_stream_errors(&resp.body, err);
 }
+
+int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err)
+{
+    cleanup_json json_object *info = NULL;
+    json_object *opts = NULL;
+    if (cp_engine_call(e, "GET", "/info", NULL, &info, err) < 0)
+        return cp_error_wrap(err, "asking the engine how it runs");
+    *out = false;
+    if (!json_object_object_get_ex(info, "SecurityOptions", &opts) ||
+        !json_object_is_type(opts, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(opts); i++) {
+        const char *o = json_object_get_string(json_object_array_get_idx(opts, i));
+        if (o != NULL && strstr(o, "name=rootless") != NULL)
+            *out = true;
+    }
+    return 0;
+}

@@ -39,6 +39,9 @@ int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_
                      long (*reader)(void *ctx, char *buf, size_t len), void *ctx, long timeout_ms,
                      cp_error_t *err);
 
+/* Whether the engine runs without root (its SecurityOptions say "name=rootless"). */
+int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err);
+
 /* The candidate sockets in discovery order for want; the caller frees the vector. */
 char **cp_engine_candidates(const char *want);
 

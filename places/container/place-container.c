@@ -26,6 +26,8 @@
 
 struct container_state {
     struct cp_engine *engine;
+    unsigned uid, gid;  /* the user inside the box */
+    const char *userns; /* "keep-id" on rootless Podman */
     struct cp_protected prot;
     char **labels;
     char *image;
@@ -103,8 +105,9 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .image = s->image,
         .argv = req->argv,
         .workdir = req->workdir,
-        .uid = (unsigned)getuid(),
-        .gid = (unsigned)getgid(),
+        .uid = s->uid,
+        .gid = s->gid,
+        .userns = s->userns,
         .sealed = req->sealed,
         .podman = strcmp(s->engine->kind, "podman") == 0,
         .interactive = req->interactive,
@@ -122,11 +125,27 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
     s->warm_spec = cp_warm_spec(&spec, s->warm_key);
 }
 
+/* The person's uid inside the box. A rootless engine maps its root to the person: rootless
+ * Podman keeps the id with keep-id; rootless Docker has only root to offer for it. */
+static int choose_user(struct container_state *s, cp_error_t *err)
+{
+    s->uid = (unsigned)getuid();
+    s->gid = (unsigned)getgid();
+    bool rootless = false;
+    if (geteuid() == 0 || cp_engine_rootless(s->engine, &rootless, err) < 0 || !rootless)
+        return cp_error_code(err);
+    if (strcmp(s->engine->kind, "podman") == 0)
+        s->userns = "keep-id";
+    else
+        s->uid = s->gid = 0;
+    return 0;
+}
+
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     struct container_state *s = xcalloc(1, sizeof(*s));
     __attribute__((cleanup(cleanup_statep))) struct container_state *hold = s;
-    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0)
+    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0 || choose_user(s, err) < 0)
         return cp_error_code(err);
     cleanup_error cp_error_t sweep_err = NULL;
     if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)

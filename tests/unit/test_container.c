@@ -18,6 +18,7 @@
 #include "places/container/engine.h"
 #include "places/container/protect.h"
 #include "places/container/stream.h"
+#include "places/container/warm.h"
 #include "src/json.h"
 #include "src/paths.h"
 #include "src/util.h"
@@ -120,6 +121,65 @@ static void test_box_spec__hostile_argv__stays_one_json_string(void **state)
     assert_null(get(back, "HostConfig.Privileged"));
     assert_string_equal(json_object_get_string(json_object_array_get_idx(get(back, "Cmd"), 2)),
                         argv[2]);
+}
+
+static void test_warm_key__what_the_box_is_made_from__all_in_the_key(void **state)
+{
+    char *argv1[] = {"npm", "test", NULL}, *argv2[] = {"true", NULL};
+    char *files1[] = {"/w/.env", NULL}, *files2[] = {"/w/.env", "/w/new.pem", NULL};
+    struct cp_box_spec a = {.image = "img",
+                            .argv = argv1,
+                            .workdir = "/w",
+                            .uid = 1,
+                            .gid = 1,
+                            .sealed = true,
+                            .protected_files = files1,
+                            .empty_file = "/e",
+                            .network = "none",
+                            .cpus = 2};
+    struct cp_box_spec b = a;
+    b.argv = argv2;
+    b.interactive = true;
+    cleanup_free char *ka = cp_warm_key(&a, "sha256:1");
+    cleanup_free char *kb = cp_warm_key(&b, "sha256:1");
+    assert_string_equal(ka, kb); /* the command and -i are not what the box is made from */
+    struct cp_box_spec c = a;
+    c.protected_files = files2;
+    struct cp_box_spec d = a;
+    d.sealed = false;
+    d.network = NULL;
+    struct cp_box_spec e = a;
+    e.workdir = "/other";
+    cleanup_free char *kc = cp_warm_key(&c, "sha256:1");
+    cleanup_free char *kd = cp_warm_key(&d, "sha256:1");
+    cleanup_free char *ke = cp_warm_key(&e, "sha256:1");
+    cleanup_free char *kimg = cp_warm_key(&a, "sha256:2");
+    assert_string_not_equal(ka, kc);
+    assert_string_not_equal(ka, kd);
+    assert_string_not_equal(ka, ke);
+    assert_string_not_equal(ka, kimg);
+}
+
+static void test_warm_spec__waiter__same_seal_and_labelled(void **state)
+{
+    char *argv[] = {"true", NULL};
+    struct cp_box_spec a = {.image = "img",
+                            .argv = argv,
+                            .workdir = "/w",
+                            .uid = 1,
+                            .gid = 1,
+                            .sealed = true,
+                            .network = "none",
+                            .cpus = 2};
+    cleanup_json json_object *fresh = cp_box_spec_json(&a);
+    cleanup_json json_object *warm = cp_warm_spec(&a, "KEY");
+    assert_string_equal(json_object_to_json_string(get(fresh, "HostConfig")),
+                        json_object_to_json_string(get(warm, "HostConfig")));
+    assert_string_equal(cp_json_str(get(warm, "Labels"), "conch.key"), "KEY");
+    assert_string_equal(cp_json_str(get(warm, "Labels"), "conch.warm"), "1");
+    assert_true(json_object_get_boolean(get(warm, "OpenStdin")));
+    assert_true(cp_warm_unclaimed("/conch-warm-abc"));
+    assert_false(cp_warm_unclaimed("/conch-123-456-abc"));
 }
 
 /* The demultiplexer writes into two pipes we read back. */
@@ -294,6 +354,8 @@ int main(void)
         cmocka_unit_test(test_box_spec__unsealed__git_writable_default_network),
         cmocka_unit_test(test_box_spec__podman__tmpfs_cover_not_copied_up),
         cmocka_unit_test(test_box_spec__hostile_argv__stays_one_json_string),
+        cmocka_unit_test(test_warm_key__what_the_box_is_made_from__all_in_the_key),
+        cmocka_unit_test(test_warm_spec__waiter__same_seal_and_labelled),
         cmocka_unit_test(test_demux__frames_split_anywhere__streams_kept_apart),
         cmocka_unit_test(test_demux__init_reports__become_126_and_127),
         cmocka_unit_test(test_demux__lookalike_output__passed_through_untouched),
