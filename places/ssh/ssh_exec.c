@@ -123,7 +123,10 @@ static void wait_socket(struct cp_ssh_session *s, const struct exec_state *x)
     int next = 1;
     if (s->alive_interval > 0)
         libssh2_keepalive_send(s->lib, &next);
-    poll(fds, 3, (next > 0 ? next : 1) * 1000);
+    /* libssh2 may hold a whole packet it has read (the exit status, the end) without the
+     * socket showing more: a short wait keeps that from costing a second. */
+    (void)next;
+    poll(fds, 3, 50);
 }
 
 static bool stop_asked(const struct cp_ssh_io *io)

@@ -51,7 +51,10 @@ int cp_ssh_wait_socket(struct cp_ssh_session *s, time_t *last_progress)
     int next = 1;
     if (s->alive_interval > 0)
         libssh2_keepalive_send(s->lib, &next);
-    int r = poll(&p, 1, (next > 0 && next < 5 ? next : 5) * 1000);
+    (void)next;
+    int r = poll(&p, 1, 50);
+    if (r == 0 && time(NULL) - *last_progress < 1)
+        return 0;
     time_t now = time(NULL);
     if (r > 0) {
         *last_progress = now;
