@@ -6,8 +6,9 @@
 #include "places/place.h"
 
 extern const struct cp_place_ops cp_place_container;
+extern const struct cp_place_ops cp_place_ssh;
 
-const struct cp_place_ops *const cp_places[] = {&cp_place_container, NULL};
+const struct cp_place_ops *const cp_places[] = {&cp_place_container, &cp_place_ssh, NULL};
 
 const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
 {
@@ -17,7 +18,7 @@ const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
                          : strcmp(place, p->name) == 0)
             return p;
     }
-    if (strncmp(place, "ssh:", 4) == 0 || strcmp(place, "cloud") == 0)
+    if (strcmp(place, "cloud") == 0)
         cp_error_make(err, CP_ERR_NOT_FOUND, 0,
                       "the place '%s' is not built into this conch-place "
                       "yet",

@@ -11,7 +11,9 @@ libconch_la_SOURCES += \
 	places/ssh/ssh_handles.h places/ssh/ssh_session.h places/ssh/ssh_session_int.h \
 	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \
 	places/ssh/ssh_transport.c places/ssh/ssh_pump.c \
-	places/ssh/ssh_place.c places/ssh/ssh_place.h
+	places/ssh/ssh_place.c places/ssh/ssh_place.h \
+	places/ssh/ssh_mirror.c \
+	places/ssh/place-ssh.c places/ssh/place-ssh-int.h places/ssh/place-ssh-check.c
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_ssh_config
@@ -61,3 +63,7 @@ tests_ssh_ssh_run_SOURCES = tests/ssh/ssh_run.c
 tests_ssh_ssh_run_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/ssh/test_ssh_session.sh
 EXTRA_DIST += tests/ssh/test_ssh_session.sh
+
+# The place end to end through the real binary: honest runs, attacks and faults.
+TESTS += tests/ssh/test_ssh_place.sh
+EXTRA_DIST += tests/ssh/test_ssh_place.sh

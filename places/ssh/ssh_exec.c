@@ -43,7 +43,7 @@ char *cp_ssh_quote_argv(char *const *argv)
     return cp_buf_steal(&b);
 }
 
-static int signal_number(const char *name)
+int cp_ssh_signal_number(const char *name)
 {
     static const struct {
         const char *name;
@@ -111,9 +111,10 @@ static int feed(struct exec_state *x)
 static void wait_socket(struct cp_ssh_session *s, const struct exec_state *x)
 {
     int dirs = libssh2_session_block_directions(s->lib);
-    struct pollfd fds[2] = {
+    struct pollfd fds[3] = {
         {.fd = s->fd, .events = POLLIN},
         {.fd = -1, .events = POLLIN},
+        {.fd = x->io->stop_fd != NULL ? *x->io->stop_fd : -1, .events = POLLIN},
     };
     if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND)
         fds[0].events |= POLLOUT;
@@ -122,13 +123,32 @@ static void wait_socket(struct cp_ssh_session *s, const struct exec_state *x)
     int next = 1;
     if (s->alive_interval > 0)
         libssh2_keepalive_send(s->lib, &next);
-    poll(fds, 2, (next > 0 ? next : 1) * 1000);
+    /* libssh2 may hold a whole packet it has read (the exit status, the end) without the
+     * socket showing more: a short wait keeps that from costing a second. */
+    (void)next;
+    poll(fds, 3, 50);
+}
+
+static bool stop_asked(const struct cp_ssh_io *io)
+{
+    if (io->stop_fd == NULL || *io->stop_fd < 0)
+        return false;
+    struct pollfd p = {.fd = *io->stop_fd, .events = POLLIN};
+    return poll(&p, 1, 0) > 0;
 }
 
 static int pump_streams(struct cp_ssh_session *s, struct exec_state *x, cp_error_t *err)
 {
     libssh2_session_set_blocking(s->lib, 0);
     while (!libssh2_channel_eof(x->ch)) {
+        if (stop_asked(x->io)) {
+            libssh2_session_set_blocking(s->lib, 1);
+            if (x->io->on_stop != NULL)
+                x->io->on_stop(x->io->stop_ctx);
+            /* The far side closes once its command has ended; not waited for past this. */
+            libssh2_session_set_timeout(s->lib, 5000);
+            return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped");
+        }
         int a = drain(x, 0), b = drain(x, SSH_EXTENDED_DATA_STDERR);
         int c = x->io->in_fd >= 0 ? feed(x) : 0;
         if (a < 0 || b < 0 || c < 0)
@@ -143,13 +163,13 @@ static int pump_streams(struct cp_ssh_session *s, struct exec_state *x, cp_error
     return 0;
 }
 
-static int exit_status(LIBSSH2_CHANNEL *ch)
+int cp_ssh_channel_status(LIBSSH2_CHANNEL *ch)
 {
     char *sig = NULL;
     size_t sig_len = 0;
     libssh2_channel_get_exit_signal(ch, &sig, &sig_len, NULL, NULL, NULL, NULL);
     if (sig != NULL) {
-        int number = signal_number(sig);
+        int number = cp_ssh_signal_number(sig);
         free(sig);
         return 128 + number;
     }
@@ -164,7 +184,7 @@ int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_s
         return cp_ssh_lib_error(s->lib, CP_ERR_FAILED, err, "cannot open a channel");
     if (libssh2_channel_exec(ch, command) != 0)
         return cp_ssh_lib_error(s->lib, CP_ERR_FAILED, err, "the far side refused the command");
-    if (io->in_fd < 0)
+    if (io->in_fd < 0 && !io->hold_stdin)
         libssh2_channel_send_eof(ch);
     struct exec_state *x = xcalloc(1, sizeof(*x));
     x->ch = ch;
@@ -175,6 +195,6 @@ int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_s
         return r;
     libssh2_channel_close(ch);
     libssh2_channel_wait_closed(ch);
-    *status_out = exit_status(ch);
+    *status_out = cp_ssh_channel_status(ch);
     return 0;
 }

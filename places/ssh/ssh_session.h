@@ -4,8 +4,10 @@
 #ifndef CONCH_SSH_SESSION_H
 #define CONCH_SSH_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "mirror/transport.h"
 #include "places/ssh/ssh_config.h"
 #include "src/error.h"
 
@@ -25,10 +27,17 @@ void cp_cleanup_ssh_session(struct cp_ssh_session **s);
 
 /* Where a remote command's bytes go, as they arrive. A sink returning -1 stops the command. */
 struct cp_ssh_io {
-    int in_fd; /* the command's standard input, read to its end; -1: none (EOF at once) */
+    int in_fd;       /* the command's standard input, read to its end; -1: none (EOF at once) */
+    bool hold_stdin; /* with in_fd -1: no EOF either; input ends when the channel closes */
     int (*out)(void *ctx, const void *buf, size_t len);
     int (*err)(void *ctx, const void *buf, size_t len);
     void *ctx;
+    /* NULL, or a descriptor that becomes readable when the command is to be stopped:
+     * cp_ssh_exec then returns CP_ERR_INTERRUPTED at once, the channel still open. */
+    const int *stop_fd;
+    /* Called when a stop is asked, before the channel is closed; may use the session. */
+    void (*on_stop)(void *stop_ctx);
+    void *stop_ctx;
 };
 
 /* Sinks that write to file descriptors 1 and 2; ctx unused. */
@@ -43,5 +52,9 @@ int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_s
 /* argv as one command line for a POSIX shell: each word in single quotes, ' as '\''.
  * *out is the caller's. */
 char *cp_ssh_quote_argv(char *const *argv);
+
+/* The mirror's transport over s (borrowed: it must outlive the transport). Each far script
+ * runs on its own channel; a far side silent past the idle limit is given up. */
+int cp_ssh_transport_new(struct cp_ssh_session *s, struct cp_transport **out, cp_error_t *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "places/ssh/ssh_handles.h"
 #include "places/ssh/ssh_session.h"
@@ -39,5 +40,17 @@ void ssh_proxy_reap(pid_t pid);
 
 /* The agent, then key files; CP_ERR_DENIED with a hint when nothing is accepted. */
 int ssh_authenticate(struct cp_ssh_session *s, const struct cp_ssh_host *h, cp_error_t *err);
+
+/* A signal's name as the protocol sends it ("TERM") to its number; 127 when unknown. */
+int cp_ssh_signal_number(const char *name);
+/* The exit status of a closed channel, or 128 + the signal that ended it. */
+int cp_ssh_channel_status(LIBSSH2_CHANNEL *ch);
+
+/* Seconds without a byte from the far side before a transfer is given up, when the config
+ * sets no ServerAliveInterval (with one: four intervals). */
+#define CP_SSH_IDLE_TIMEOUT 120
+/* Polls the session's socket for the direction libssh2 waits on, sending keepalives;
+ * *last_progress moves on when it can. -1 once nothing moved for the idle limit. */
+int cp_ssh_wait_socket(struct cp_ssh_session *s, time_t *last_progress);
 
 #endif

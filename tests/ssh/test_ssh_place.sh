@@ -1,0 +1,289 @@
+#!/bin/sh
+# Integration: `conch-place run --place ssh:HOST` end to end against a real sshd on 127.0.0.1,
+# started here and stopped at exit. sshd's ForceCommand gives each port its own far home in
+# the scratch folder (the real home is never touched): port A an honest far side, B one whose
+# tar and find are hostile, C a copy on a 2 MB disk, D a far side without tar.
+# Needs root (sshd). Loopback only; the one name lookup runs in an empty network namespace.
+set -u
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to run sshd"; exit 77; }
+[ -x /usr/sbin/sshd ] || { echo "SKIP: no sshd (bootstrap.sh installs openssh-server)"; exit 77; }
+CP="$(pwd)/conch-place"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d /tmp/conch-sshplace-XXXXXX)
+cleanup() {
+    [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
+    mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"
+    rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+FAILED=0
+fail() { echo "FAIL: $*"; FAILED=1; }
+ok() { echo "ok: $*"; }
+
+mkdir -p "$T/home/.ssh" "$T/far" "$T/hostile" "$T/small" "$T/notar" /run/sshd
+chmod 700 "$T/home/.ssh"
+ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey"
+ssh-keygen -q -t ed25519 -N '' -f "$T/otherkey"
+ssh-keygen -q -t ed25519 -N '' -f "$T/home/.ssh/id_ed25519"
+ssh-keygen -q -t ed25519 -N '' -f "$T/strangerkey"
+cp "$T/home/.ssh/id_ed25519.pub" "$T/authorized_keys"
+BASE=$((20000 + $$ % 20000))
+A=$BASE B=$((BASE + 1)) C=$((BASE + 2)) D=$((BASE + 3)) DEAD=$((BASE + 4)) E=$((BASE + 5))
+
+# The far side's front door: a home of its own per port, then the command as sent.
+cat >"$T/force.sh" <<'EOF'
+cd "$1" || exit 1
+HOME=$1
+[ -z "$2" ] || PATH=$2
+export HOME PATH
+exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
+EOF
+# A connection that dies mid-transfer: the pack's archive is cut short, then the far sshd
+# process of the session is killed, as a dropped network would leave it.
+cat >"$T/force-cut.sh" <<'EOF'
+cd "$1" || exit 1
+HOME=$1
+export HOME
+case $SSH_ORIGINAL_COMMAND in
+*'cp_tmp/asked'*) /bin/sh -c "$SSH_ORIGINAL_COMMAND" | head -c 100000; kill -9 $PPID ;;
+*) exec /bin/sh -c "$SSH_ORIGINAL_COMMAND" ;;
+esac
+EOF
+# Hostile tools: find lists a name; tar answers any pack with an archive that tries to climb
+# out, plant a hook and swap a file for a link.
+mkdir -p "$T/evil/bin" "$T/evil/src/sub" "$T/evil/src/.git/hooks"
+echo pwned >"$T/evil/src/.git/hooks/pre-commit"
+ln -s /etc/passwd "$T/evil/src/made.txt"
+echo escaped >"$T/evil/escape.txt"
+(cd "$T/evil/src" && tar -cPf "$T/evil/evil.tar" ../escape.txt .git/hooks/pre-commit made.txt)
+cat >"$T/evil/bin/tar" <<EOF
+#!/bin/sh
+case "\$*" in *-c*) cat "$T/evil/evil.tar"; exit 0;; esac
+exec /usr/bin/tar "\$@"
+EOF
+cat >"$T/evil/bin/find" <<'EOF'
+#!/bin/sh
+printf './../escape.txt\000./.git/hooks/pre-commit\000'
+exec /usr/bin/find "$@"
+EOF
+chmod +x "$T/evil/bin/tar" "$T/evil/bin/find"
+for f in /usr/bin/* /bin/*; do
+    n=${f##*/}
+    [ "$n" = tar ] || [ -e "$T/notar/$n" ] || ln -s "$f" "$T/notar/$n"
+done
+
+cat >"$T/sshd_config" <<CFG
+Port $A
+Port $B
+Port $C
+Port $D
+Port $E
+ListenAddress 127.0.0.1
+HostKey $T/hostkey
+PidFile $T/sshd.pid
+AuthorizedKeysFile $T/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+AllowTcpForwarding yes
+LogLevel ERROR
+MaxSessions 20
+ForceCommand /bin/sh $T/force.sh $T/far ""
+Match LocalPort $B
+  ForceCommand /bin/sh $T/force.sh $T/hostile $T/evil/bin:/usr/local/bin:/usr/bin:/bin
+Match LocalPort $C
+  ForceCommand /bin/sh $T/force.sh $T/small ""
+Match LocalPort $D
+  ForceCommand /bin/sh $T/force.sh $T/far $T/notar
+Match LocalPort $E
+  ForceCommand /bin/sh $T/force-cut.sh $T/far
+CFG
+/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" || { cat "$T/sshd.log"; exit 99; }
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -f "$T/sshd.pid" ] && break; sleep 0.2; done
+mount -t tmpfs -o size=2m tmpfs "$T/small" 2>/dev/null || echo "note: no tmpfs, disk-full case skipped"
+
+key=$(cut -d' ' -f1,2 "$T/hostkey.pub")
+for p in $A $B $C $D $E; do echo "[127.0.0.1]:$p $key" >>"$T/home/.ssh/known_hosts"; done
+echo "[127.0.0.1]:$A $(cut -d' ' -f1,2 "$T/otherkey.pub")" >"$T/changed_kh"
+: >"$T/empty_kh"
+host() { # NAME PORT [lines, before the defaults: the first value wins]
+    printf 'Host %s\n' "$1"
+    p=$2
+    shift 2
+    for l in "$@"; do printf '  %s\n' "$l"; done
+    printf '  HostName 127.0.0.1\n  Port %s\n  User root\n  IdentityAgent none\n' "$p"
+    printf '  GlobalKnownHostsFile none\n  ConnectTimeout 3\n'
+}
+{
+    host box $A
+    host hostile $B
+    host small $C
+    host notar $D
+    host viajump $A "ProxyJump box"
+    host unknownkey $A "UserKnownHostsFile $T/empty_kh"
+    host changedkey $A "UserKnownHostsFile $T/changed_kh"
+    host refusedkey $A "IdentitiesOnly yes" "IdentityFile $T/strangerkey"
+    host refused $DEAD
+    host nameless $DEAD "HostName nowhere.invalid"
+    host cut $E
+} >"$T/home/.ssh/config"
+chmod 600 "$T/home/.ssh/config"
+export HOME="$T/home" CONCH_HOME="$T/conch"
+unset SSH_AUTH_SOCK
+
+W="$T/work"
+mkdir -p "$W/sub" "$W/node_modules/dep"
+echo A >"$W/a.txt"
+echo B >"$W/sub/b.txt"
+echo SECRET >"$W/.env"
+echo dep >"$W/node_modules/dep/index.js"
+FARCOPY() { echo "$T/far/.conch-place/copies/$1/work"; }
+
+run() { # PLACE [ARGS...] -- COMMAND: status, output in $T/out and $T/err
+    p=$1
+    shift
+    timeout 60 "$CP" run --place "ssh:$p" --workdir "$W" --chat c1 "$@" >"$T/out" 2>"$T/err" </dev/null
+    echo $?
+}
+
+# ---- an honest run: push, run, pull, deletions, exit codes, both streams ----
+rc=$(run box -- sh -c 'cat a.txt sub/b.txt; echo to-err >&2; echo made >made.txt; rm sub/b.txt; exit 7')
+[ "$rc" = 7 ] && [ "$(cat "$T/out")" = "A
+B" ] && grep -q '^to-err$' "$T/err" && ok "honest run: status and both streams apart" ||
+    fail "honest run: rc=$rc out=$(cat "$T/out") err=$(cat "$T/err")"
+[ "$(cat "$W/made.txt" 2>/dev/null)" = made ] && ok "a file made there lands here" ||
+    fail "made.txt did not come back"
+[ ! -e "$W/sub/b.txt" ] && ok "a deletion there is applied here" || fail "sub/b.txt still here"
+F=$(FARCOPY c1)
+[ -f "$F/a.txt" ] && [ ! -e "$F/.env" ] && [ ! -e "$F/node_modules" ] &&
+    ok "protected places and dependency folders stay here" || fail "far copy: $(ls -A "$F")"
+
+echo A2 >"$W/a.txt"
+rm "$W/made.txt"
+rc=$(run box -- sh -c 'cat a.txt; ls made.txt 2>&1')
+grep -q '^A2$' "$T/out" && grep -q 'No such file' "$T/out" && [ "$rc" = 2 ] &&
+    ok "a change and a deletion here reach the copy" || fail "second push: rc=$rc $(cat "$T/out")"
+
+rc=$(run box -- printf '%s|' 'a b' "it's" '$(touch /tmp/conch-pwn-ssh)' '`id`')
+[ "$rc" = 0 ] && [ "$(cat "$T/out")" = "a b|it's|\$(touch /tmp/conch-pwn-ssh)|\`id\`|" ] &&
+    [ ! -e /tmp/conch-pwn-ssh ] && ok "shell injection in arguments stays text" ||
+    fail "quoting: rc=$rc $(cat "$T/out")"
+
+rc=$(run box -- sh -c 'kill -TERM $$')
+[ "$rc" = 143 ] && ok "a signal ending the command: 128+n" || fail "signal: rc=$rc"
+rc=$(run box -- no-such-command-here)
+[ "$rc" = 127 ] && ok "command not found: 127" || fail "not found: rc=$rc"
+
+rc=$(printf 'from-stdin' | timeout 30 "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- cat 2>"$T/err")
+[ "$rc" = from-stdin ] && ok "-i passes standard input on" || fail "stdin: '$rc' $(cat "$T/err")"
+
+# ---- Ctrl-C ends the far command; a killed conch-place too (the watcher) ----
+timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 41.25 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do pgrep -f 'sleep 41.25' >/dev/null && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+rc=$?
+sleep 0.5
+[ "$rc" = 130 ] && ! pgrep -f 'sleep 41.25' >/dev/null && ok "Ctrl-C: 130 and the far command is gone" ||
+    fail "Ctrl-C: rc=$rc, far: $(pgrep -af 'sleep 41.25')"
+"$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 42.25 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do pgrep -f 'sleep 42.25' >/dev/null && break; sleep 0.1; done
+kill -KILL $pid
+for _ in $(seq 30); do pgrep -f 'sleep 42.25' >/dev/null || break; sleep 0.1; done
+! pgrep -f 'sleep 42.25' >/dev/null && ok "conch-place killed: the far command ends with the channel" ||
+    fail "far command outlived a killed conch-place"
+pkill -f 'sleep 42.25' 2>/dev/null
+
+# ---- one command at a time per copy: the lock here and the lock there ----
+timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 3 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ -s "$T/far/.conch-place/locks/c1.pgid" ] && break; sleep 0.1; done
+rc=$(run box -- true)
+[ "$rc" = 125 ] && grep -q 'another command runs' "$T/err" && ok "lock here: a second command waits its turn" ||
+    fail "local lock: rc=$rc $(cat "$T/err")"
+rc=$(CONCH_HOME="$T/conch-other" run box -- true)
+[ "$rc" = 125 ] && grep -q 'another command runs.*far process' "$T/err" &&
+    ok "lock there: a second computer is refused" || fail "far lock: rc=$rc $(cat "$T/err")"
+wait $pid
+rc=$(run box -- true)
+[ "$rc" = 0 ] && [ ! -e "$T/far/.conch-place/locks/c1" ] && ok "the far lock ends with its command" ||
+    fail "lock left: rc=$rc $(cat "$T/err")"
+
+# ---- ProxyJump ----
+rc=$(run viajump -- cat a.txt)
+[ "$rc" = 0 ] && grep -q A2 "$T/out" && ok "ProxyJump: run and mirror through the hop" ||
+    fail "ProxyJump: rc=$rc $(cat "$T/err")"
+
+# ---- words for every failure, each a 125 with the next step ----
+words() { # NAME RC-FILE PATTERN WHAT
+    [ "$2" = 125 ] && grep -q "$3" "$T/err" && ok "$4" || fail "$4: rc=$2 $(cat "$T/err")"
+}
+rc=$(run unknownkey -- touch ran); words unknownkey "$rc" 'from a terminal' "unknown host key refused"
+rc=$(run changedkey -- touch ran); words changedkey "$rc" 'CHANGED' "changed host key refused"
+rc=$(run refusedkey -- touch ran); words refusedkey "$rc" 'refused every key' "refused key: words"
+rc=$(run refused -- touch ran); words refused "$rc" 'Nothing answers SSH' "connection refused: words"
+rc=$(run notar -- touch ran); words notar "$rc" "no 'tar' command" "far side without tar: words"
+rc=$(unshare -n sh -c "timeout 30 '$CP' run --place ssh:nameless --workdir '$W' --chat c1 -- touch ran" \
+    >/dev/null 2>"$T/err" </dev/null; echo $?)
+words nameless "$rc" 'is not found' "name not found: words"
+if command -v python3 >/dev/null; then
+    python3 -c "import socket,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $DEAD)); s.listen(5); c=s.accept(); time.sleep(20)" &
+    silent=$!
+    sleep 0.5
+    start=$(date +%s)
+    rc=$(run refused -- touch ran)
+    took=$(($(date +%s) - start))
+    kill $silent 2>/dev/null
+    [ "$took" -lt 15 ] && words refused "$rc" 'did not answer' "no answer in time: words, within the time limit"
+fi
+[ ! -e "$W/ran" ] && [ ! -e "$(FARCOPY c1)/ran" ] && ok "never run anywhere on a place failure" ||
+    fail "a command ran despite a place failure"
+
+# ---- hostile tar and find on the far side: nothing unsafe lands ----
+rc=$(run hostile -- sh -c 'echo fine >made.txt')
+[ ! -e "$T/escape.txt" ] && [ ! -e "$W/../escape.txt" ] && [ ! -e "$W/.git/hooks/pre-commit" ] &&
+    [ ! -L "$W/made.txt" ] && ok "hostile far tar: no climb out, no hook, no link (rc=$rc)" ||
+    fail "hostile tar landed something: $(ls -la "$W" "$T")"
+
+# ---- the copy's disk full ----
+if mountpoint -q "$T/small"; then
+    head -c 3000000 /dev/urandom >"$W/big.bin"
+    rc=$(run small -- true)
+    words small "$rc" 'disk on small is full' "the copy's disk full: words"
+    rm -f "$W/big.bin"
+fi
+
+# ---- the connection cut mid-transfer: nothing lands half-way, the next run recovers ----
+rc=$(run cut -- sh -c 'head -c 2000000 /dev/urandom >cutbig.bin; echo x >cutsmall.txt')
+ls -A "$W" >"$T/after-cut"
+[ "$rc" = 125 ] && grep -q 'connection.*broke' "$T/err" && [ ! -e "$W/cutbig.bin" ] && [ ! -e "$W/cutsmall.txt" ] &&
+    ! grep -q conch-staging "$T/after-cut" && ok "cut mid-transfer: 125, nothing landed half-way" ||
+    fail "cut: rc=$rc $(cat "$T/after-cut") $(cat "$T/err")"
+sed -i "s/Port $E/Port $A/" "$T/home/.ssh/config"
+rc=$(run cut -- true)
+[ "$rc" = 0 ] && [ "$(wc -c <"$W/cutbig.bin" 2>/dev/null)" = 2000000 ] && [ -f "$W/cutsmall.txt" ] &&
+    cmp -s "$W/cutbig.bin" "$(FARCOPY c1)/cutbig.bin" && ok "the next run recovers: both files whole" ||
+    fail "recovery: rc=$rc $(cat "$T/err")"
+
+# ---- places and doctor ----
+"$CP" places --json >"$T/places.json" 2>"$T/err"
+grep -q '"place":"ssh:box","ready":true' "$T/places.json" &&
+    grep -q '"place":"ssh:unknownkey","ready":false' "$T/places.json" &&
+    ok "places --json lists each Host, ready or with its next step" ||
+    fail "places: $(cat "$T/places.json") $(cat "$T/err")"
+"$CP" doctor --place ssh:box >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" = 0 ] && grep -q '^far side: tar, find' "$T/out" && grep -q '^host key: matches' "$T/out" &&
+    ok "doctor: every check passes on a good host" || fail "doctor box: rc=$rc $(cat "$T/out" "$T/err")"
+"$CP" doctor --place ssh:notar >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" != 0 ] && grep -q "no 'tar'" "$T/err" && grep -q 'Install it' "$T/err" &&
+    ok "doctor: a missing tar with its one action" || fail "doctor notar: rc=$rc $(cat "$T/err")"
+
+exit $FAILED
