@@ -15,6 +15,9 @@ static bool is_leftover(const char *name, json_object *labels, bool all_warm)
     /* Unclaimed warm boxes outlive their maker by design and leave by themselves. */
     if (cp_warm_unclaimed(name))
         return all_warm;
+    /* `clean` also takes a box that names no owner at all: nobody can ever claim it. */
+    if (all_warm && cp_json_str(labels, "conch.owner.host") == NULL)
+        return true;
     return !cp_box_owner_alive(name, labels);
 }
 

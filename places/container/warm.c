@@ -46,13 +46,20 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     w.interactive = false;
     cleanup_free char *made = xasprintf("conch.made=%lld", (long long)time(NULL));
     cleanup_free char *k = xasprintf("conch.key=%s", key);
-    char *labels[] = {"conch.warm=1", made, k, NULL};
+    /* The owner labels stay: once claimed, the box's host says whose sweep may judge it. */
+    size_t n = cp_strv_len(spec->labels);
+    char **labels = xcalloc(n + 4, sizeof(char *));
+    for (size_t i = 0; i < n; i++)
+        labels[i] = spec->labels[i];
+    labels[n] = "conch.warm=1";
+    labels[n + 1] = made;
+    labels[n + 2] = k;
     w.labels = labels;
     json_object *j = cp_box_spec_json(&w);
+    free(labels);
     /* The claim is a line on the waiter's stdin, which must stay open for it. */
     json_object_object_add(j, "OpenStdin", json_object_new_boolean(1));
     json_object_object_add(j, "StdinOnce", json_object_new_boolean(0));
-    /* Its owner labels name the run that made it; host matters, the pid does not. */
     return j;
 }
 
