@@ -5,9 +5,9 @@
 
 #include "places/place.h"
 
-extern const struct cp_place_ops cp_place_container;
+extern const struct cp_place_ops cp_place_container, cp_place_cloud;
 
-const struct cp_place_ops *const cp_places[] = {&cp_place_container, NULL};
+const struct cp_place_ops *const cp_places[] = {&cp_place_container, &cp_place_cloud, NULL};
 
 const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
 {
