@@ -5,3 +5,7 @@ libconch_la_SOURCES += \
 	places/cloud/toolbox.c places/cloud/toolbox.h \
 	places/cloud/transport-daytona.c places/cloud/transport-daytona.h \
 	places/cloud/place-cloud.c
+
+# The place end to end against a Daytona test server on loopback (tests/cloud/).
+TESTS += tests/cloud/cloud.test
+EXTRA_DIST += tests/cloud/cloud.test tests/cloud/daytona_server.py
