@@ -5,10 +5,10 @@
 
 #include "places/place.h"
 
-extern const struct cp_place_ops cp_place_container;
-extern const struct cp_place_ops cp_place_ssh;
+extern const struct cp_place_ops cp_place_container, cp_place_ssh, cp_place_cloud;
 
-const struct cp_place_ops *const cp_places[] = {&cp_place_container, &cp_place_ssh, NULL};
+const struct cp_place_ops *const cp_places[] = {&cp_place_container, &cp_place_ssh, &cp_place_cloud,
+                                                NULL};
 
 const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
 {
@@ -18,14 +18,8 @@ const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
                          : strcmp(place, p->name) == 0)
             return p;
     }
-    if (strcmp(place, "cloud") == 0)
-        cp_error_make(err, CP_ERR_NOT_FOUND, 0,
-                      "the place '%s' is not built into this conch-place "
-                      "yet",
-                      place);
-    else
-        cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a place (container, ssh:HOST or cloud)",
-                      place);
+    cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a place (container, ssh:HOST or cloud)",
+                  place);
     cp_error_hint(err, "Use --place container.");
     return NULL;
 }

@@ -27,17 +27,41 @@ void cp_http_resp_dispose(struct cp_http_resp *r)
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
     struct cp_http_resp *r = ctx;
+    if (r->req != NULL && r->req->writer != NULL && r->status >= 200 && r->status < 300) {
+        if (r->req->writer(r->req->writer_ctx, data, size * n) < 0) {
+            r->writer_failed = 1;
+            return 0;
+        }
+        return size * n;
+    }
     if (cp_buf_append(&r->body, data, size * n) < 0)
         return 0; /* libcurl fails the transfer with CURLE_WRITE_ERROR */
     return size * n;
+}
+
+static int cp_parse_status(const char *p, long *out)
+{
+    long v = 0;
+    for (int i = 0; i < 3; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    *out = v;
+    return 0;
 }
 
 static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 {
     struct cp_http_resp *r = ctx;
     /* A new status line (after 100 Continue, say) starts the final response's headers afresh. */
-    if (size * n >= 5 && strncmp(data, "HTTP/", 5) == 0)
+    if (size * n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
         cp_buf_consume(&r->headers, r->headers.len);
+        /* The status, known before the body, decides where a streamed body goes. */
+        long st = 0;
+        if (size * n >= 12 && cp_parse_status(data + 9, &st) == 0)
+            r->status = st;
+    }
     if (cp_buf_append(&r->headers, data, size * n) < 0)
         return 0;
     return size * n;
@@ -103,6 +127,8 @@ static void set_transport(CURL *c, const struct cp_http_req *req, char *errbuf)
     curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    /* A proxy's CONNECT never carries our Authorization header (abuse case 117). */
+    curl_easy_setopt(c, CURLOPT_HEADEROPT, CURLHEADER_SEPARATE);
 }
 
 int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http_resp *out,
@@ -114,6 +140,9 @@ int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http
     curl_easy_reset(c);
     cp_buf_init(&out->body, req->max_body);
     cp_buf_init(&out->headers, 64 * 1024);
+    out->req = req;
+    out->writer_failed = 0;
+    out->status = 0;
     char errbuf[CURL_ERROR_SIZE] = "";
     cleanup_slist struct curl_slist *h = build_headers(req);
     set_transport(c, req, errbuf);
@@ -125,6 +154,10 @@ int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http
     curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
     CURLcode rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+    out->req = NULL;
+    if (rc == CURLE_WRITE_ERROR && out->writer_failed)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "%s %s: the body could not be kept",
+                             req->method, req->url);
     if (rc == CURLE_WRITE_ERROR && out->body.len + 1 > out->body.max)
         return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the answer to %s %s is larger than %zu bytes",
                              req->method, req->url, req->max_body);

@@ -17,6 +17,8 @@ void cp_cleanup_slistp(struct curl_slist **l);
 
 /* Feeds an upload body; returns bytes written into buf, 0 at the end, or -1 on failure. */
 typedef long (*cp_http_reader)(void *ctx, char *buf, size_t len);
+/* Takes a 2xx response body as it arrives; returns 0, or -1 to stop the transfer. */
+typedef int (*cp_http_writer)(void *ctx, const char *data, size_t len);
 
 struct cp_http_req {
     const char *method;       /* GET, POST, DELETE, HEAD */
@@ -31,10 +33,14 @@ struct cp_http_req {
     long timeout_ms;            /* 0: none */
     size_t max_body;            /* the response body's maximum */
     const char *ca_file;        /* HTTPS: a private CA, or NULL */
+    cp_http_writer writer;      /* a 2xx body goes here instead of resp.body (downloads) */
+    void *writer_ctx;
 };
 
 struct cp_http_resp {
     long status;
+    const struct cp_http_req *req; /* while performing: where a streamed body goes */
+    int writer_failed;
     struct cp_buf body;
     struct cp_buf headers; /* raw header lines of the final response */
 };

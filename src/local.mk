@@ -11,7 +11,9 @@ libconch_la_SOURCES += \
 	src/command.c src/command.h \
 	src/commands.c \
 	src/cmd-help.c \
-	src/cmd-config.c
+	src/cmd-config.c \
+	src/cmd-key.c \
+	src/secrets.c src/secrets.h
 libconch_la_SOURCES += \
 	src/http.c src/http.h \
 	src/signals.c src/signals.h \

@@ -1,0 +1,323 @@
+/* The cloud place: the chat's Daytona sandbox, the work folder mirrored there and back, the
+ * command run through a session so its output arrives apart and as it is produced. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mirror/manifest.h"
+#include "mirror/mirror.h"
+#include "places/cloud/daytona.h"
+#include "places/cloud/sandbox.h"
+#include "places/cloud/toolbox.h"
+#include "places/cloud/transport-daytona.h"
+#include "places/place.h"
+#include "src/log.h"
+#include "src/secrets.h"
+#include "src/signals.h"
+#include "src/util.h"
+
+#define OUTPUT_MAX (64 * 1024 * 1024)
+
+struct cloud_state {
+    struct cp_daytona *d;
+    struct cp_sandbox sb;
+    struct cp_toolbox tb;
+    char *far_root;
+    char *manifest;
+    int rootfd;
+};
+
+static void state_free(struct cloud_state *s)
+{
+    if (s == NULL)
+        return;
+    cp_toolbox_dispose(&s->tb);
+    cp_daytona_free(s->d);
+    free(s->far_root);
+    free(s->manifest);
+    cp_cleanup_closep(&s->rootfd);
+    free(s);
+}
+
+static void cleanup_statep(struct cloud_state **s)
+{
+    state_free(*s);
+}
+
+/* The key, then the client that trusts the API's host and the toolbox host it names. */
+static int connect_api(const struct cp_config *cfg, struct cp_daytona **out, cp_error_t *err)
+{
+    cleanup_secret char *key = NULL;
+    const char *source = NULL;
+    if (cp_secrets_daytona_key(&key, &source, err) < 0)
+        return cp_error_code(err);
+    if (cp_daytona_open(cfg, key, out, err) < 0 || cp_daytona_discover(*out, err) < 0)
+        return cp_error_code(err);
+    return 0;
+}
+
+/* The chat's sandbox, found or made, started. */
+static int find_sandbox(struct cp_daytona *d, const char *chat, struct cp_sandbox *sb,
+                        cp_error_t *err)
+{
+    bool found = false;
+    if (cp_sandbox_scan(d, chat, sb, &found, NULL, err) < 0)
+        return cp_error_code(err);
+    if (!found && cp_sandbox_create(d, chat, sb, err) < 0)
+        return cp_error_code(err);
+    int r = cp_sandbox_ensure_started(d, sb, err);
+    if (r == CP_ERR_NOT_FOUND) { /* being removed as we came: make a new one */
+        cp_error_free(err);
+        if (cp_sandbox_create(d, chat, sb, err) < 0 || cp_sandbox_ensure_started(d, sb, err) < 0)
+            return cp_error_code(err);
+        return 0;
+    }
+    return r;
+}
+
+static int mirror(struct cloud_state *s, bool push, cp_error_t *err)
+{
+    cleanup_free char *io = xasprintf("%s/.conch-io", s->far_root);
+    cleanup_transport struct cp_transport *t = NULL;
+    if (cp_transport_daytona_new(&s->tb, io, &t, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *root = xasprintf("%s/work", s->far_root);
+    struct cp_mirror_opts o = {.rootfd = s->rootfd, .far_root = root, .manifest_path = s->manifest};
+    struct cp_mirror_report rep = {0};
+    return push ? cp_mirror_push(t, &o, &rep, err) : cp_mirror_pull(t, &o, &rep, err);
+}
+
+static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
+{
+    __attribute__((cleanup(cleanup_statep))) struct cloud_state *s = xcalloc(1, sizeof(*s));
+    s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (s->rootfd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot open %s", req->workdir);
+    if (req->interactive)
+        return cp_error_make(err, CP_ERR_USAGE, 0,
+                             "the cloud place cannot pass standard input "
+                             "on yet; run without -i");
+    if (connect_api(req->config, &s->d, err) < 0 ||
+        find_sandbox(s->d, req->chat, &s->sb, err) < 0 ||
+        cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
+        cp_toolbox_home(&s->tb, &s->far_root, err) < 0)
+        return cp_error_code(err);
+    char *conch = xasprintf("%s/conch", s->far_root);
+    free(s->far_root);
+    s->far_root = conch;
+    if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0 || mirror(s, true, err) < 0)
+        return cp_error_wrap(err, "copying the work folder to sandbox %s", s->sb.id);
+    *state_out = steal_pointer(&s);
+    return 0;
+}
+
+/* `cd ROOT && exec ARGV...` in a shell of its own: 126 and 127 as a shell gives them. */
+static char *command_text(const char *root, char *const *argv)
+{
+    cleanup_free char *qroot = cp_shell_quote(root);
+    char *inner = xasprintf("cd %s && exec", qroot);
+    for (size_t i = 0; argv[i] != NULL; i++) {
+        cleanup_free char *a = cp_shell_quote(argv[i]);
+        char *next = xasprintf("%s %s", inner, a);
+        free(inner);
+        inner = next;
+    }
+    cleanup_free char *q = cp_shell_quote(inner);
+    free(inner);
+    return xasprintf("sh -c %s", q);
+}
+
+/* Writes what arrived since the last poll. */
+static void pass_on(int fd, const struct cp_buf *b, size_t *done)
+{
+    if (b->len > *done && cp_write_all(fd, b->data + *done, b->len - *done) == 0)
+        *done = b->len;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+struct follow {
+    struct cp_buf out, errb;
+    size_t out_done, err_done;
+};
+
+static int poll_logs(struct cloud_state *s, const char *sid, const char *cid, struct follow *f,
+                     cp_error_t *err)
+{
+    if (cp_toolbox_command_logs(&s->tb, sid, cid, &f->out, &f->errb, err) < 0)
+        return cp_error_code(err);
+    pass_on(STDOUT_FILENO, &f->out, &f->out_done);
+    pass_on(STDERR_FILENO, &f->errb, &f->err_done);
+    return 0;
+}
+
+/* Polls the command and its logs until it ends; a command may outlast any one request. */
+static int follow_command(struct cloud_state *s, const char *sid, const char *cid, int *status_out,
+                          cp_error_t *err)
+{
+    struct follow f = {0};
+    cp_buf_init(&f.out, OUTPUT_MAX);
+    cp_buf_init(&f.errb, OUTPUT_MAX);
+    long pause = 50;
+    bool done = false;
+    int rc = 0;
+    cp_signals_install();
+    while (!done && rc == 0) {
+        if (cp_signals_caught() != 0) {
+            rc = CP_ERR_INTERRUPTED;
+            break;
+        }
+        rc = cp_toolbox_command_status(&s->tb, sid, cid, &done, status_out, err);
+        if (rc == 0)
+            rc = poll_logs(s, sid, cid, &f, err);
+        if (!done && rc == 0)
+            sleep_ms(pause);
+        pause = pause * 2 > 500 ? 500 : pause * 2;
+    }
+    cp_buf_dispose(&f.out);
+    cp_buf_dispose(&f.errb);
+    return rc;
+}
+
+static int cloud_run(void *state, const struct cp_run_request *req, int *status_out,
+                     cp_error_t *err)
+{
+    struct cloud_state *s = state;
+    cleanup_free char *root = xasprintf("%s/work", s->far_root);
+    cleanup_free char *cmd = command_text(root, req->argv);
+    cleanup_free char *sid = xasprintf("conch-%ld-%ld", (long)getpid(), (long)time(NULL));
+    cleanup_free char *cid = NULL;
+    if (cp_toolbox_session_create(&s->tb, sid, err) < 0 ||
+        cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0)
+        return cp_error_wrap(err, "starting the command in sandbox %s", s->sb.id);
+    int r = follow_command(s, sid, cid, status_out, err);
+    cleanup_error cp_error_t derr = NULL;
+    /* Deleting the session ends a command still running there (an interrupt). */
+    cp_toolbox_session_delete(&s->tb, sid, &derr);
+    if (r == CP_ERR_INTERRUPTED) {
+        *status_out = 128 + cp_signals_caught();
+        return 0;
+    }
+    if (r < 0)
+        return r;
+    if (mirror(s, false, err) < 0)
+        return cp_error_wrap(err, "bringing the work folder back from sandbox %s", s->sb.id);
+    return 0;
+}
+
+static void cloud_release(void *state)
+{
+    state_free(state);
+}
+
+static int cloud_describe(const struct cp_config *cfg, json_object *places, cp_error_t *err)
+{
+    (void)cfg;
+    (void)err;
+    json_object *o = json_object_new_object();
+    cleanup_secret char *key = NULL;
+    const char *source = NULL;
+    cleanup_error cp_error_t kerr = NULL;
+    json_object_object_add(o, "place", json_object_new_string("cloud"));
+    bool ready = cp_secrets_daytona_key(&key, &source, &kerr) == 0;
+    json_object_object_add(o, "ready", json_object_new_boolean(ready));
+    if (!ready)
+        json_object_object_add(o, "next",
+                               json_object_new_string(kerr->hint ? kerr->hint : kerr->msg));
+    else
+        json_object_object_add(o, "key", json_object_new_string(source));
+    json_object_array_add(places, o);
+    return 0;
+}
+
+/* The chat run gives a folder without --chat; the same hash (see cmd-run.c). */
+static char *folder_chat(void)
+{
+    cleanup_free char *cwd = getcwd(NULL, 0);
+    cleanup_free char *real = cwd ? realpath(cwd, NULL) : NULL;
+    unsigned long long h = 1469598103934665603ULL;
+    for (const char *p = real ? real : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return xasprintf("%016llx", h);
+}
+
+static int check_sandbox(struct cp_daytona *d, cp_error_t *err)
+{
+    cleanup_free char *chat = folder_chat();
+    struct cp_sandbox sb;
+    bool found = false;
+    if (cp_sandbox_scan(d, chat, &sb, &found, NULL, err) < 0)
+        return cp_error_code(err);
+    printf("key: accepted by %s: ok\n", d->api);
+    if (!found) {
+        printf("sandbox: none yet for this folder (the first run makes one): ok\n");
+        return 0;
+    }
+    printf("sandbox: %s, %s\n", sb.id, sb.state);
+    if (strcmp(sb.state, "started") != 0)
+        return 0; /* a run starts it; the toolbox answers only when it is started */
+    cleanup_toolbox struct cp_toolbox tb = {0};
+    cleanup_free char *version = NULL;
+    if (cp_toolbox_open(d, &sb, &tb, err) < 0 || cp_toolbox_version(&tb, &version, err) < 0)
+        return cp_error_wrap(err, "the sandbox's toolbox");
+    printf("toolbox: %s answers (version %s): ok\n", tb.base, version);
+    return 0;
+}
+
+static int cloud_check(const char *place, const struct cp_config *cfg, cp_error_t *err)
+{
+    (void)place;
+    cleanup_daytona struct cp_daytona *d = NULL;
+    cleanup_secret char *key = NULL;
+    const char *source = NULL;
+    if (cp_secrets_daytona_key(&key, &source, err) < 0)
+        return cp_error_code(err);
+    printf("key: from %s\n", source);
+    if (cp_daytona_open(cfg, key, &d, err) < 0 || cp_daytona_discover(d, err) < 0) {
+        cp_error_hint(err, "Check the network, or cloud.api_url and cloud.ca_file.");
+        return cp_error_code(err);
+    }
+    printf("API: %s, toolbox at %s: ok\n", d->api, d->toolbox_origin);
+    return check_sandbox(d, err);
+}
+
+static int cloud_clean(const struct cp_config *cfg, cp_error_t *err)
+{
+    cleanup_daytona struct cp_daytona *d = NULL;
+    cleanup_secret char *key = NULL;
+    const char *source = NULL;
+    size_t removed = 0;
+    if (cp_secrets_daytona_key(&key, &source, err) < 0) {
+        if (cp_error_code(err) != CP_ERR_NOT_FOUND)
+            return cp_error_code(err);
+        cp_error_free(err); /* no key: nothing of ours can be there */
+        return 0;
+    }
+    if (cp_daytona_open(cfg, key, &d, err) < 0 ||
+        cp_sandbox_scan(d, NULL, NULL, &(bool){false}, &removed, err) < 0)
+        return cp_error_wrap(err, "cleaning Daytona sandboxes");
+    if (removed > 0)
+        cp_say("removed %zu Daytona sandbox%s unused for %d days", removed,
+               removed == 1 ? "" : "es", CP_CLOUD_UNUSED_DAYS);
+    return 0;
+}
+
+const struct cp_place_ops cp_place_cloud = {
+    .name = "cloud",
+    .is_prefix = false,
+    .prepare = cloud_prepare,
+    .run = cloud_run,
+    .release = cloud_release,
+    .check = cloud_check,
+    .describe = cloud_describe,
+    .clean = cloud_clean,
+};

@@ -1,0 +1,317 @@
+/* Toolbox calls: {toolboxProxyUrl}/{sandboxId}{daemonPath}, the same Bearer key. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "places/cloud/toolbox.h"
+#include "src/json.h"
+#include "src/util.h"
+
+/* A real semver at or above 0.167.0 gets stdout and stderr apart from the sessions API. */
+#define SPLIT_OUTPUT_VERSION "X-Daytona-SDK-Version: 0.190.0"
+#define LOGS_MAX             (64 * 1024 * 1024)
+#define TRANSFER_TIMEOUT_MS  (30L * 60 * 1000)
+
+int cp_toolbox_open(struct cp_daytona *d, const struct cp_sandbox *sb, struct cp_toolbox *out,
+                    cp_error_t *err)
+{
+    cleanup_free char *origin = NULL;
+    out->d = d;
+    if (sb->toolbox[0] == '\0')
+        return cp_error_make(err, CP_ERR_FAILED, 0, "sandbox %s names no toolbox URL", sb->id);
+    if (cp_daytona_origin(sb->toolbox, &origin, NULL, err) < 0)
+        return cp_error_wrap(err, "sandbox %s's toolbox URL", sb->id);
+    /* Only the toolbox host /api/config named; a preview host serves the sandbox itself. */
+    if (d->toolbox_origin == NULL || strcmp(origin, d->toolbox_origin) != 0) {
+        cp_error_make(err, CP_ERR_UNSAFE, 0,
+                      "sandbox %s names its toolbox at %s, not at %s as the API's own "
+                      "configuration says; refused before anything was sent",
+                      sb->id, origin, d->toolbox_origin ? d->toolbox_origin : "(none)");
+        cp_error_hint(err, "Check cloud.api_url names the Daytona you trust.");
+        return CP_ERR_UNSAFE;
+    }
+    size_t n = strlen(sb->toolbox);
+    while (n > 0 && sb->toolbox[n - 1] == '/')
+        n--;
+    out->base = xasprintf("%.*s/%s", (int)n, sb->toolbox, sb->id);
+    return 0;
+}
+
+void cp_toolbox_dispose(struct cp_toolbox *t)
+{
+    free(t->base);
+    t->base = NULL;
+}
+
+char *cp_shell_quote(const char *s)
+{
+    size_t n = 2;
+    for (const char *p = s; *p; p++)
+        n += *p == '\'' ? 4 : 1;
+    char *o = xmalloc(n + 1), *q = o;
+    *q++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'') {
+            memcpy(q, "'\\''", 4);
+            q += 4;
+        } else {
+            *q++ = *p;
+        }
+    }
+    *q++ = '\'';
+    *q = '\0';
+    return o;
+}
+
+static int get_json(struct cp_toolbox *t, const char *path, json_object **out, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("%s%s", t->base, path);
+    struct cp_daytona_call c = {.method = "GET", .url = url, .retry_5xx = true};
+    return cp_daytona_request(t->d, &c, out, err);
+}
+
+static int get_string(struct cp_toolbox *t, const char *path, const char *key, char **out,
+                      cp_error_t *err)
+{
+    cleanup_json json_object *o = NULL;
+    if (get_json(t, path, &o, err) < 0)
+        return cp_error_code(err);
+    const char *v = cp_json_str(o, key);
+    if (v == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the toolbox's %s has no \"%s\"", path, key);
+    *out = xstrdup(v);
+    return 0;
+}
+
+int cp_toolbox_home(struct cp_toolbox *t, char **out, cp_error_t *err)
+{
+    if (get_string(t, "/user-home-dir", "dir", out, err) < 0)
+        return cp_error_code(err);
+    if ((*out)[0] != '/') {
+        free(*out);
+        *out = NULL;
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the sandbox's home is not an absolute path");
+    }
+    return 0;
+}
+
+int cp_toolbox_version(struct cp_toolbox *t, char **out, cp_error_t *err)
+{
+    return get_string(t, "/version", "version", out, err);
+}
+
+int cp_toolbox_execute(struct cp_toolbox *t, const char *command, long timeout_s, int *exit_out,
+                       char **result_out, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("%s/process/execute", t->base);
+    cleanup_json json_object *body = json_object_new_object();
+    json_object_object_add(body, "command", json_object_new_string(command));
+    if (timeout_s > 0)
+        json_object_object_add(body, "timeout", json_object_new_int64(timeout_s));
+    cleanup_json json_object *o = NULL;
+    /* A command is never sent twice after a 5xx: it may have run. */
+    struct cp_daytona_call c = {
+        .method = "POST",
+        .url = url,
+        .body = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN),
+        .timeout_ms = timeout_s > 0 ? (timeout_s + 5) * 1000 : TRANSFER_TIMEOUT_MS,
+    };
+    if (cp_daytona_request(t->d, &c, &o, err) < 0)
+        return cp_error_code(err);
+    json_object *code = NULL;
+    if (!json_object_object_get_ex(o, "exitCode", &code) &&
+        !json_object_object_get_ex(o, "code", &code))
+        return cp_error_make(err, CP_ERR_FAILED, 0, "process/execute gave no exit code");
+    *exit_out = json_object_get_int(code);
+    if (result_out != NULL) {
+        const char *r = cp_json_str(o, "result");
+        *result_out = xstrdup(r ? r : "");
+    }
+    return 0;
+}
+
+/* A multipart body streamed from a file: head, the file's bytes, tail. */
+struct multipart {
+    char head[1024];
+    size_t head_len, head_off;
+    int fd;
+    int fd_done;
+    char tail[128];
+    size_t tail_len, tail_off;
+};
+
+#define BOUNDARY "conch-place-7d1c0b7f2a9e4b5c"
+
+static long emit(const char *src, size_t len, size_t *off, char *buf, size_t cap)
+{
+    size_t n = len - *off < cap ? len - *off : cap;
+    memcpy(buf, src + *off, n);
+    *off += n;
+    return (long)n;
+}
+
+static long multipart_read(void *ctx, char *buf, size_t len)
+{
+    struct multipart *m = ctx;
+    if (m->head_off < m->head_len)
+        return emit(m->head, m->head_len, &m->head_off, buf, len);
+    while (!m->fd_done) {
+        ssize_t n = read(m->fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n > 0)
+            return n;
+        m->fd_done = 1;
+    }
+    return emit(m->tail, m->tail_len, &m->tail_off, buf, len);
+}
+
+int cp_toolbox_upload(struct cp_toolbox *t, const char *dest, int fd, cp_error_t *err)
+{
+    struct multipart m = {.fd = fd};
+    int hl = snprintf(m.head, sizeof(m.head),
+                      "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"files[0].path\""
+                      "\r\n\r\n%s\r\n--" BOUNDARY "\r\nContent-Disposition: form-data; "
+                      "name=\"files[0].file\"; filename=\"upload\"\r\nContent-Type: "
+                      "application/octet-stream\r\n\r\n",
+                      dest);
+    if (hl < 0 || (size_t)hl >= sizeof(m.head) || strpbrk(dest, "\r\n\"") != NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "an upload path that cannot be sent");
+    m.head_len = (size_t)hl;
+    m.tail_len = (size_t)snprintf(m.tail, sizeof(m.tail), "\r\n--" BOUNDARY "--\r\n");
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot rewind the upload");
+    cleanup_free char *url = xasprintf("%s/files/bulk-upload", t->base);
+    struct cp_daytona_call c = {.method = "POST",
+                                .url = url,
+                                .content_type = "multipart/form-data; boundary=" BOUNDARY,
+                                .reader = multipart_read,
+                                .reader_ctx = &m,
+                                .timeout_ms = TRANSFER_TIMEOUT_MS};
+    return cp_daytona_request(t->d, &c, NULL, err) < 0 ? cp_error_wrap(err, "uploading") : 0;
+}
+
+struct sink {
+    int fd;
+    size_t got, max;
+};
+
+static int sink_write(void *ctx, const char *data, size_t len)
+{
+    struct sink *s = ctx;
+    if (len > s->max - s->got)
+        return -1;
+    s->got += len;
+    return cp_write_all(s->fd, data, len);
+}
+
+int cp_toolbox_download(struct cp_toolbox *t, const char *path, int fd, size_t max, cp_error_t *err)
+{
+    cleanup_free char *q = cp_daytona_escape(t->d, path);
+    cleanup_free char *url = xasprintf("%s/files/download?path=%s", t->base, q);
+    struct sink s = {.fd = fd, .max = max};
+    struct cp_daytona_call c = {.method = "GET",
+                                .url = url,
+                                .writer = sink_write,
+                                .writer_ctx = &s,
+                                .timeout_ms = TRANSFER_TIMEOUT_MS,
+                                .retry_5xx = true};
+    if (cp_daytona_request(t->d, &c, NULL, err) < 0)
+        return s.got >= max
+                   ? cp_error_make(err, CP_ERR_TOO_BIG, 0, "a download over %zu bytes", max)
+                   : cp_error_wrap(err, "downloading");
+    return 0;
+}
+
+int cp_toolbox_session_create(struct cp_toolbox *t, const char *sid, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("%s/process/session", t->base);
+    cleanup_free char *body = xasprintf("{\"sessionId\":\"%s\"}", sid);
+    struct cp_daytona_call c = {.method = "POST", .url = url, .body = body, .retry_5xx = true};
+    return cp_daytona_request(t->d, &c, NULL, err);
+}
+
+int cp_toolbox_session_delete(struct cp_toolbox *t, const char *sid, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("%s/process/session/%s", t->base, sid);
+    struct cp_daytona_call c = {.method = "DELETE", .url = url, .retry_5xx = true};
+    return cp_daytona_request(t->d, &c, NULL, err);
+}
+
+int cp_toolbox_session_exec(struct cp_toolbox *t, const char *sid, const char *command,
+                            char **cmd_id_out, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("%s/process/session/%s/exec", t->base, sid);
+    cleanup_json json_object *body = json_object_new_object();
+    json_object_object_add(body, "command", json_object_new_string(command));
+    json_object_object_add(body, "runAsync", json_object_new_boolean(1));
+    const char *headers[] = {SPLIT_OUTPUT_VERSION, NULL};
+    cleanup_json json_object *o = NULL;
+    struct cp_daytona_call c = {
+        .method = "POST",
+        .url = url,
+        .body = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN),
+        .headers = headers,
+    };
+    if (cp_daytona_request(t->d, &c, &o, err) < 0)
+        return cp_error_code(err);
+    const char *cid = cp_json_str(o, "cmdId");
+    size_t n = cid ? strlen(cid) : 0;
+    if (n == 0 || n > 128 ||
+        strspn(cid, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789-_") != n)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0, "the session gave an unusable command id");
+    *cmd_id_out = xstrdup(cid);
+    return 0;
+}
+
+int cp_toolbox_command_status(struct cp_toolbox *t, const char *sid, const char *cid,
+                              bool *done_out, int *exit_out, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/process/session/%s/command/%s", sid, cid);
+    cleanup_json json_object *o = NULL;
+    if (get_json(t, path, &o, err) < 0)
+        return cp_error_code(err);
+    json_object *code = NULL;
+    *done_out = json_object_object_get_ex(o, "exitCode", &code) && code != NULL &&
+                !json_object_is_type(code, json_type_null);
+    *exit_out = *done_out ? json_object_get_int(code) : -1;
+    return 0;
+}
+
+static int take(json_object *o, const char *key, struct cp_buf *b, cp_error_t *err)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+        return 0;
+    cp_buf_consume(b, b->len);
+    if (cp_buf_append(b, json_object_get_string(v), (size_t)json_object_get_string_len(v)) < 0)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command's output passed %zu bytes",
+                             b->max);
+    return 0;
+}
+
+int cp_toolbox_command_logs(struct cp_toolbox *t, const char *sid, const char *cid,
+                            struct cp_buf *out, struct cp_buf *errout, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("%s/process/session/%s/command/%s/logs", t->base, sid, cid);
+    const char *headers[] = {SPLIT_OUTPUT_VERSION, NULL};
+    cleanup_json json_object *o = NULL;
+    struct cp_daytona_call c = {
+        .method = "GET", .url = url, .headers = headers, .max_body = LOGS_MAX, .retry_5xx = true};
+    if (cp_daytona_request(t->d, &c, &o, err) < 0)
+        return cp_error_code(err);
+    if (!json_object_is_type(o, json_type_object))
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the command's logs are not JSON");
+    json_object *so = NULL;
+    if (!json_object_object_get_ex(o, "stdout", &so) || json_object_is_type(so, json_type_null))
+        return take(o, "output", out, err); /* an older daemon: one stream */
+    if (take(o, "stdout", out, err) < 0 || take(o, "stderr", errout, err) < 0)
+        return cp_error_code(err);
+    return 0;
+}

@@ -1,0 +1,219 @@
+/* The Daytona transport. The mirror writes all of standard input, closes it, then reads
+ * standard output, then standard error (mirror/transport.h), so one batch serves: spool the
+ * input here, upload it, run the script once with its streams in files, download them. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "places/cloud/transport-daytona.h"
+#include "src/util.h"
+
+#define STDIN_MAX  (1200ULL * 1024 * 1024) /* the mirror's 1 GB, with its archive overhead */
+#define STDOUT_MAX (600UL * 1024 * 1024)   /* the 512 MB that may come back, with overhead */
+#define STDERR_MAX (1024UL * 1024)
+
+struct dt_transport {
+    struct cp_transport base; /* first: the handle converts both ways */
+    struct cp_toolbox *tb;
+    char *io_dir;
+    unsigned seq;
+};
+
+struct dt_remote {
+    struct cp_remote base;
+    struct dt_transport *t;
+    char *command; /* `sh -c SCRIPT conch-mirror ARGS...`, quoted */
+    char *io;      /* this command's folder of stream files */
+    int in_fd, out_fd, err_fd;
+    unsigned long long in_len;
+    int ran, status;
+};
+
+static const struct cp_transport_ops dt_ops;
+
+static int spool(int *fd_out, cp_error_t *err)
+{
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a spool file in %s", dir);
+    *fd_out = fd;
+    return 0;
+}
+
+static char *script_command(const char *script, const char *const *argv)
+{
+    cleanup_free char *q = cp_shell_quote(script);
+    char *cmd = xasprintf("sh -c %s conch-mirror", q);
+    for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
+        cleanup_free char *a = cp_shell_quote(argv[i]);
+        char *next = xasprintf("%s %s", cmd, a);
+        free(cmd);
+        cmd = next;
+    }
+    return cmd;
+}
+
+static int dt_start(struct cp_transport *base, const char *script, const char *const *argv,
+                    struct cp_remote **out, cp_error_t *err)
+{
+    struct dt_transport *t = (struct dt_transport *)base;
+    struct dt_remote *r = xcalloc(1, sizeof(*r));
+    r->base.ops = &dt_ops;
+    r->t = t;
+    r->in_fd = r->out_fd = r->err_fd = -1;
+    r->command = script_command(script, argv);
+    r->io = xasprintf("%s/%ld-%u", t->io_dir, (long)getpid(), t->seq++);
+    if (spool(&r->in_fd, err) < 0 || spool(&r->out_fd, err) < 0 || spool(&r->err_fd, err) < 0) {
+        dt_ops.remote_free(&r->base);
+        return cp_error_code(err);
+    }
+    *out = &r->base;
+    return 0;
+}
+
+static int dt_write(struct cp_remote *base, const void *buf, size_t len, cp_error_t *err)
+{
+    struct dt_remote *r = (struct dt_remote *)base;
+    if (r->ran || r->in_len + len > STDIN_MAX)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "more input than the far side takes");
+    if (cp_write_all(r->in_fd, buf, len) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot spool the far side's input");
+    r->in_len += len;
+    return 0;
+}
+
+static char *far_command(struct dt_remote *r)
+{
+    cleanup_free char *io = cp_shell_quote(r->io);
+    const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
+    cleanup_free char *inner = xasprintf(
+        "d=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"", io, r->command, in);
+    cleanup_free char *q = cp_shell_quote(inner);
+    return xasprintf("sh -c %s", q);
+}
+
+static int fetch(struct dt_remote *r, const char *name, int fd, size_t max, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("%s/%s", r->io, name);
+    if (cp_toolbox_download(r->t->tb, path, fd, max, err) < 0)
+        return cp_error_code(err);
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot rewind a spool file");
+    return 0;
+}
+
+/* The one round trip: input up, the script run, its output down. */
+static int run_once(struct dt_remote *r, cp_error_t *err)
+{
+    if (r->ran)
+        return 0;
+    r->ran = 1;
+    if (r->in_len > 0) {
+        cleanup_free char *in = xasprintf("%s/in", r->io);
+        if (cp_toolbox_upload(r->t->tb, in, r->in_fd, err) < 0)
+            return cp_error_wrap(err, "sending the mirror's input");
+    }
+    cleanup_free char *cmd = far_command(r);
+    if (cp_toolbox_execute(r->t->tb, cmd, 0, &r->status, NULL, err) < 0)
+        return cp_error_wrap(err, "running the mirror's far side");
+    if (r->status == 120)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot make %s in the sandbox", r->io);
+    if (fetch(r, "out", r->out_fd, STDOUT_MAX, err) < 0 ||
+        fetch(r, "err", r->err_fd, STDERR_MAX, err) < 0)
+        return cp_error_wrap(err, "bringing the far side's output back");
+    return 0;
+}
+
+static int dt_close_stdin(struct cp_remote *base, cp_error_t *err)
+{
+    return run_once((struct dt_remote *)base, err);
+}
+
+static ssize_t read_spool(int fd, void *buf, size_t len, cp_error_t *err)
+{
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0)
+            return n;
+        if (errno != EINTR)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read a spool file");
+    }
+}
+
+static ssize_t dt_read_stdout(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+{
+    struct dt_remote *r = (struct dt_remote *)base;
+    if (run_once(r, err) < 0)
+        return cp_error_code(err);
+    return read_spool(r->out_fd, buf, len, err);
+}
+
+static ssize_t dt_read_stderr(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+{
+    struct dt_remote *r = (struct dt_remote *)base;
+    if (run_once(r, err) < 0)
+        return cp_error_code(err);
+    return read_spool(r->err_fd, buf, len, err);
+}
+
+static int dt_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
+{
+    struct dt_remote *r = (struct dt_remote *)base;
+    if (run_once(r, err) < 0)
+        return cp_error_code(err);
+    *status_out = r->status;
+    return 0;
+}
+
+static void dt_remote_free(struct cp_remote *base)
+{
+    struct dt_remote *r = (struct dt_remote *)base;
+    if (r->ran) {
+        cleanup_error cp_error_t cerr = NULL;
+        cleanup_free char *io = cp_shell_quote(r->io);
+        cleanup_free char *cmd = xasprintf("rm -rf %s", io);
+        int st = 0;
+        cp_toolbox_execute(r->t->tb, cmd, 60, &st, NULL, &cerr);
+    }
+    cp_cleanup_closep(&r->in_fd);
+    cp_cleanup_closep(&r->out_fd);
+    cp_cleanup_closep(&r->err_fd);
+    free(r->command);
+    free(r->io);
+    free(r);
+}
+
+static void dt_free(struct cp_transport *base)
+{
+    struct dt_transport *t = (struct dt_transport *)base;
+    free(t->io_dir);
+    free(t);
+}
+
+static const struct cp_transport_ops dt_ops = {
+    .start = dt_start,
+    .write_stdin = dt_write,
+    .close_stdin = dt_close_stdin,
+    .read_stdout = dt_read_stdout,
+    .read_stderr = dt_read_stderr,
+    .wait = dt_wait,
+    .remote_free = dt_remote_free,
+    .free = dt_free,
+};
+
+int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct cp_transport **out,
+                             cp_error_t *err)
+{
+    (void)err;
+    struct dt_transport *t = xcalloc(1, sizeof(*t));
+    t->base.ops = &dt_ops;
+    t->tb = tb;
+    t->io_dir = xstrdup(io_dir);
+    *out = &t->base;
+    return 0;
+}
