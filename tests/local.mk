@@ -38,3 +38,25 @@ endif
 # (bootstrap.sh test does both).
 TESTS += tests/integration/container.test
 EXTRA_DIST += tests/integration/container.test tests/integration/engines.sh
+
+# The allow-list: its settings readers (fuzzed, corpus replayed), the list, the proxy variables.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_hostconf
+tests_fuzz_fuzz_hostconf_SOURCES = tests/fuzz/fuzz_hostconf.c
+tests_fuzz_fuzz_hostconf_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_hostconf_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_hostconf
+tests_fuzz_replay_hostconf_SOURCES = tests/fuzz/fuzz_hostconf.c tests/fuzz/replay.c
+tests_fuzz_replay_hostconf_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/hostconf\"
+tests_fuzz_replay_hostconf_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_hostconf
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_allowlist
+tests_unit_test_allowlist_SOURCES = tests/unit/test_allowlist.c
+tests_unit_test_allowlist_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_allowlist_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_allowlist
+endif

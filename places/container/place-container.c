@@ -15,6 +15,7 @@
 #include "places/container/images.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
+#include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/place.h"
 #include "src/json.h"
@@ -30,6 +31,8 @@ struct container_state {
     char *image;
     char *empty_file;
     json_object *spec;
+    char *name;          /* the box's name, chosen ahead: a sealed box's proxy user */
+    struct cp_seal seal; /* sealed: the allow-list, its sidecar, the proxy variables */
 };
 
 static void state_free(struct container_state *s)
@@ -43,6 +46,8 @@ static void state_free(struct container_state *s)
     free(s->empty_file);
     if (s->spec != NULL)
         json_object_put(s->spec);
+    free(s->name);
+    cp_seal_dispose(&s->seal);
     free(s);
 }
 
@@ -104,12 +109,22 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .protected_dirs = s->prot.dirs,
         .protected_files = s->prot.files,
         .empty_file = s->empty_file,
-        /* The egress sidecar replaces "none" once it exists (issue 3). */
-        .network = req->sealed ? "none" : NULL,
+        .network = req->sealed ? s->seal.sidecar.name : NULL,
+        .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
+        .env = req->sealed ? s->seal.env : NULL,
         .cpus = host_cpus(),
         .labels = s->labels,
     };
     s->spec = cp_box_spec_json(&spec);
+}
+
+static char *box_name(void)
+{
+    unsigned char rnd[4] = {0};
+    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
+        memset(rnd, 0, sizeof(rnd));
+    return xasprintf("conch-%ld-%02x%02x%02x%02x", (long)getpid(), rnd[0], rnd[1], rnd[2], rnd[3]);
 }
 
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
@@ -131,18 +146,13 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (r < 0 || empty_file(&s->empty_file, err) < 0)
         return cp_error_code(err);
     s->labels = cp_box_owner_labels();
+    s->name = box_name();
+    if (req->sealed &&
+        cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
+        return cp_error_code(err);
     build_spec(s, req);
     *state_out = steal_pointer(&hold);
     return 0;
-}
-
-static char *box_name(void)
-{
-    unsigned char rnd[4] = {0};
-    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-        memset(rnd, 0, sizeof(rnd));
-    return xasprintf("conch-%ld-%02x%02x%02x%02x", (long)getpid(), rnd[0], rnd[1], rnd[2], rnd[3]);
 }
 
 /* Attach before start, so no output is produced while nobody listens. */
@@ -186,11 +196,12 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
                          cp_error_t *err)
 {
     struct container_state *s = state;
-    cleanup_free char *name = box_name();
     cleanup_free char *id = NULL;
-    if (cp_box_create(s->engine, s->spec, name, &id, err) < 0)
+    if (cp_box_create(s->engine, s->spec, s->name, &id, err) < 0)
         return cp_error_wrap(err, "making the box");
     int r = run_in_box(s, id, req, status_out, err);
+    if (r == 0 && req->sealed)
+        cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
     cleanup_error cp_error_t rm_err = NULL;
     if (cp_box_remove(s->engine, id, &rm_err) < 0)
         cp_say("%s; 'conch-place clean' removes it later", rm_err->msg);
@@ -218,6 +229,11 @@ static int clean_engine(const char *kind, int *found, cp_error_t *err)
     if (cp_leftovers_sweep(e, true, &removed, err) < 0)
         return cp_error_code(err);
     printf("%s: removed %d leftover box%s\n", e->kind, removed, removed == 1 ? "" : "es");
+    int sidecars = 0;
+    if (cp_sidecar_clean(e, &sidecars, err) < 0)
+        return cp_error_code(err);
+    printf("%s: removed %d unused egress sidecar%s and network%s\n", e->kind, sidecars,
+           sidecars == 1 ? "" : "s", sidecars == 1 ? "" : "s");
     return 0;
 }
 
