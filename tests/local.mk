@@ -60,3 +60,8 @@ tests_unit_test_allowlist_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_allowlist_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_allowlist
 endif
+
+# The egress sidecar attacked from inside sealed boxes, on both engines (needs the test image
+# with curl: conch-place image build test).
+TESTS += tests/integration/egress.test
+EXTRA_DIST += tests/integration/egress.test

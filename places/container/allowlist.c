@@ -57,7 +57,7 @@ static int read_settings(const char *path, const char *shown, char **text_out, s
     if (r == CP_ERR_NOT_FOUND)
         return 0;
     if (r < 0)
-        return cp_error_make(err, CP_ERR_USAGE, rerr->sys_errno,
+        return cp_error_make(err, CP_ERR_FAILED, rerr->sys_errno,
                              "%s cannot be read (%s), so conch-place cannot tell whether it "
                              "moves a public registry elsewhere; make it a readable file, or "
                              "remove it",

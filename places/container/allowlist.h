@@ -33,7 +33,7 @@ struct cp_allowlist_sources {
     const char *xdg_config;         /* $XDG_CONFIG_HOME, or NULL for ~/.config */
 };
 
-/* Fails (CP_ERR_USAGE) on a settings file that exists but cannot be read, rather than guess
+/* Fails on a settings file that exists but cannot be read, rather than guess
  * that a registry was not moved. */
 int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
                        cp_error_t *err);

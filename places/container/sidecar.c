@@ -435,11 +435,13 @@ void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char
     if (hosts == NULL || hosts[0] == NULL)
         return;
     cleanup_free char *refused = joined(hosts), *allowed = cp_allowlist_summary(list);
+    cleanup_free char *example = xstrdup(hosts[0]);
+    example[strcspn(example, ":")] = '\0'; /* a refused port names host:port */
     cp_say("the sealed box's egress sidecar refused: %s.\n"
            "The box reaches only: %s (see 'conch-place hosts').\n"
            "Two ways on: add the host to this folder's egress in config.json "
            "({\"egress\": {\"%s\": [\"%s\"]}}), or run the command again with --unsealed.",
-           refused, allowed, workdir, hosts[0]);
+           refused, allowed, workdir, example);
 }
 
 /* ---- clean ---- */

@@ -159,7 +159,7 @@ static void test_allowlist__unreadable_npmrc__refused(void **state)
     assert_int_equal(mkdir(dir, 0700), 0); /* a folder where the file should be: read fails */
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
-    assert_int_equal(build(&l, NULL, &err), CP_ERR_USAGE);
+    assert_int_equal(build(&l, NULL, &err), CP_ERR_FAILED);
     assert_non_null(strstr(err->msg, "~/.npmrc cannot be read"));
 }
 
