@@ -17,3 +17,18 @@ ln -s ../bin "$root/usr/bin"
 echo 'root:x:0:0:root:/tmp:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
 chmod 1777 "$root/tmp" "$root/var/tmp"
+
+# curl with the libraries it links and the CA bundle, for the egress tests' HTTPS requests
+# through the sidecar (busybox's wget cannot send a proxy credential over CONNECT).
+if command -v curl >/dev/null 2>&1; then
+    curl_bin=$(command -v curl)
+    mkdir -p "$root/etc/ssl/certs"
+    cp "$curl_bin" "$root/bin/curl"
+    ldd "$curl_bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+        sort -u | while read -r lib; do
+            mkdir -p "$root$(dirname "$lib")"
+            cp -L "$lib" "$root$lib"
+        done
+    [ -f /etc/ssl/certs/ca-certificates.crt ] &&
+        cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+fi

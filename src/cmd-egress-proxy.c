@@ -28,6 +28,7 @@ static void on_stop(int sig)
 static const struct cp_option options[] = {
     {"listen", 0, "ADDR:PORT", "where to listen (default 0.0.0.0:3128)"},
     {"allow", 0, "HOST", "allow CONNECT HOST:443; exact or *.suffix (repeatable)"},
+    {"allow-all", 0, NULL, "allow CONNECT to any name:443 whose addresses are all public"},
     {"allow-file", 0, "FILE", "hosts to allow, one a line, # comments (repeatable)"},
     {"allow-cidr", 0, "CIDR", "let listed names reach these non-public addresses (repeatable)"},
     {"log", 0, "FILE", "append one JSON line per decision (default: standard error)"},
@@ -61,6 +62,7 @@ static int build_policy(const struct cp_parsed *args, struct cp_egress_policy *p
         add_each(args, "allow-cidr", cp_egress_policy_add_cidr, policy, err) < 0 ||
         add_each(args, "resolve", cp_egress_policy_add_pin, policy, err) < 0)
         return cp_error_code(err);
+    policy->any_public = cp_arg(args, &cp_cmd_egress_proxy, "allow-all") != NULL;
     return 0;
 }
 

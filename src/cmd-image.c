@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "places/container/egress-image.h"
 #include "places/container/engine.h"
 #include "places/container/images.h"
 #include "src/command.h"
@@ -30,8 +31,10 @@ static const char *const work_changes[] = {
     "CMD [\"/bin/bash\"]", NULL};
 static const char *const test_changes[] = {"ENV PATH=/bin:/usr/bin", "CMD [\"/bin/sh\"]", NULL};
 
+/* egress is named after the binary's digest and made by places/container/egress-image.c. */
 static const struct kind kinds[] = {
     {"work", CP_IMAGE_WORK, "work-rootfs.sh", work_changes},
+    {"egress", NULL, "egress-rootfs.sh", NULL},
     {"test", CP_IMAGE_TEST, "test-rootfs.sh", test_changes},
 };
 
@@ -88,6 +91,13 @@ static void remove_tree(const char *dir)
 
 static int build(struct cp_engine *e, const struct kind *k, cp_error_t *err)
 {
+    if (k->image == NULL) {
+        cleanup_free char *name = NULL;
+        if (cp_egress_image_build(e, &name, err) < 0)
+            return cp_error_code(err);
+        printf("%s: made %s on %s\n", k->name, name, e->kind);
+        return 0;
+    }
     cleanup_free char *script = find_script(k->script);
     char tmpl[] = "/var/tmp/conch-rootfs-XXXXXX";
     if (mkdtemp(tmpl) == NULL)
@@ -103,7 +113,8 @@ static int build(struct cp_engine *e, const struct kind *k, cp_error_t *err)
 static int image_handler(const struct cp_parsed *args, cp_error_t *err)
 {
     if (args->nrest != 2 || strcmp(args->rest[0], "build") != 0)
-        return cp_error_make(err, CP_ERR_USAGE, 0, "image needs 'build work' or 'build test'");
+        return cp_error_make(err, CP_ERR_USAGE, 0,
+                             "image needs 'build work', 'build egress' or 'build test'");
     const struct kind *k = NULL;
     for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
         if (strcmp(kinds[i].name, args->rest[1]) == 0)
@@ -111,7 +122,7 @@ static int image_handler(const struct cp_parsed *args, cp_error_t *err)
     if (k == NULL)
         return cp_error_make(err, CP_ERR_USAGE, 0,
                              "'%s' is not an image conch-place makes "
-                             "(work, test)",
+                             "(work, egress, test)",
                              args->rest[1]);
     cleanup_config struct cp_config cfg = {0};
     if (cp_config_load(&cfg, err) < 0)
@@ -122,7 +133,8 @@ static int image_handler(const struct cp_parsed *args, cp_error_t *err)
         return cp_error_code(err);
     if (build(e, k, err) < 0)
         return cp_error_code(err);
-    printf("%s: made %s on %s\n", k->name, k->image, e->kind);
+    if (k->image != NULL)
+        printf("%s: made %s on %s\n", k->name, k->image, e->kind);
     return 0;
 }
 
@@ -133,7 +145,7 @@ static const struct cp_option options[] = {
 
 const struct cp_command cp_cmd_image = {
     .name = "image",
-    .synopsis = "build work|test [--engine NAME]",
+    .synopsis = "build work|egress|test [--engine NAME]",
     .summary = "make an image locally, through the engine's API, from Debian's packages",
     .options = options,
     .handler = image_handler,

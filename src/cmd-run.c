@@ -60,7 +60,11 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
     if (args->nrest == 0)
         return cp_error_make(err, CP_ERR_USAGE, 0, "run needs a command after --");
     cleanup_config struct cp_config cfg = {0};
-    if (cp_config_load(&cfg, err) < 0 || check_engine(cp_arg(args, c, "engine"), err) < 0)
+    if (cp_config_load(&cfg, err) < 0) {
+        (*err)->code = CP_ERR_FAILED; /* a bad config.json is the place failing: 125 */
+        return CP_ERR_FAILED;
+    }
+    if (check_engine(cp_arg(args, c, "engine"), err) < 0)
         return cp_error_code(err);
     const char *place = cp_arg(args, c, "place");
     if (place == NULL)

@@ -22,4 +22,5 @@ libconch_la_SOURCES += \
 	src/cmd-places.c \
 	src/cmd-image.c \
 	src/cmd-doctor.c \
-	src/cmd-egress-proxy.c
+	src/cmd-egress-proxy.c \
+	src/cmd-hosts.c

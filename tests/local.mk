@@ -50,3 +50,32 @@ tests_fuzz_replay_demux_SOURCES = tests/fuzz/fuzz_demux.c tests/fuzz/replay.c
 tests_fuzz_replay_demux_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/demux\"
 tests_fuzz_replay_demux_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_demux
+
+# The allow-list: its settings readers (fuzzed, corpus replayed), the list, the proxy variables.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_hostconf
+tests_fuzz_fuzz_hostconf_SOURCES = tests/fuzz/fuzz_hostconf.c
+tests_fuzz_fuzz_hostconf_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_hostconf_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_hostconf
+tests_fuzz_replay_hostconf_SOURCES = tests/fuzz/fuzz_hostconf.c tests/fuzz/replay.c
+tests_fuzz_replay_hostconf_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/hostconf\"
+tests_fuzz_replay_hostconf_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_hostconf
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_allowlist
+tests_unit_test_allowlist_SOURCES = tests/unit/test_allowlist.c
+tests_unit_test_allowlist_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_allowlist_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_allowlist
+endif
+
+# The egress sidecar attacked from inside sealed boxes, on both engines (needs the test image
+# with curl: conch-place image build test).
+TESTS += tests/integration/egress.test
+EXTRA_DIST += tests/integration/egress.test
+# Both count and clean conch boxes and sidecars on the shared engines: never at the same time.
+tests/integration/egress.log: tests/integration/container.log

@@ -36,6 +36,8 @@ static json_object *mounts(const struct cp_box_spec *s)
     }
     for (size_t i = 0; s->protected_files != NULL && s->protected_files[i] != NULL; i++)
         json_object_array_add(a, bind_mount(s->empty_file, s->protected_files[i], true));
+    if (s->no_dns != NULL) /* the engines then write no resolver of their own */
+        json_object_array_add(a, bind_mount(s->empty_file, "/etc/resolv.conf", true));
     return a;
 }
 
@@ -78,6 +80,12 @@ static json_object *host_config(const struct cp_box_spec *s)
         json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
     if (s->userns != NULL)
         json_object_object_add(h, "UsernsMode", json_object_new_string(s->userns));
+
+    /* Docker's embedded resolver still answers at 127.0.0.11 on a user network; its upstream
+     * is made one that answers nothing, never a loopback one (dialled from the host before
+     * CVE-2024-29018's fix). */
+    if (s->no_dns != NULL)
+        json_object_object_add(h, "Dns", strv_array((char *[]){(char *)s->no_dns, NULL}));
     return h;
 }
 

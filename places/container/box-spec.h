@@ -21,6 +21,8 @@ struct cp_box_spec {
     char **protected_files; /* absolute paths covered by an empty read-only file */
     const char *empty_file; /* the host's empty file used as that cover */
     const char *network;    /* sealed: the internal network, or "none"; NULL: engine default */
+    const char *no_dns;     /* sealed on a network: an address no resolver answers at (the
+                             * sidecar's); with an empty /etc/resolv.conf, nothing resolves */
     long cpus;              /* min(2, host) */
     char **labels;          /* "k=v" entries; borrowed */
 };

@@ -8,5 +8,10 @@ libconch_la_SOURCES += \
 	places/container/protect.c places/container/protect.h \
 	places/container/images.c places/container/images.h \
 	places/container/leftovers.c places/container/leftovers.h \
+	places/container/hostconf.c places/container/hostconf.h \
+	places/container/registries.c places/container/registries.h \
+	places/container/allowlist.c places/container/allowlist.h \
+	places/container/egress-image.c places/container/egress-image.h \
+	places/container/sidecar.c places/container/sidecar.h \
 	places/container/place-container.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h

@@ -15,6 +15,7 @@
 #include "places/container/images.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
+#include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
 #include "places/place.h"
@@ -34,7 +35,11 @@ struct container_state {
     char *image_id;
     char *empty_file;
     json_object *spec;      /* a fresh box for this command */
+    char *name;             /* its name, chosen ahead: a sealed box's proxy user */
+    struct cp_seal seal;    /* sealed: the allow-list, its sidecar, the proxy variables */
     char *warm_key;         /* what a warm box must have been made from to serve it */
+    char *warm_name;        /* the next warm box's name, its proxy user when sealed */
+    char **warm_env;        /* its proxy variables */
     json_object *warm_spec; /* the next warm box, made after this run */
 };
 
@@ -53,6 +58,10 @@ static void state_free(struct container_state *s)
         json_object_put(s->spec);
     if (s->warm_spec != NULL)
         json_object_put(s->warm_spec);
+    free(s->name);
+    free(s->warm_name);
+    cp_strv_free(s->warm_env);
+    cp_seal_dispose(&s->seal);
     free(s);
 }
 
@@ -115,14 +124,28 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .protected_dirs = s->prot.dirs,
         .protected_files = s->prot.files,
         .empty_file = s->empty_file,
-        /* The egress sidecar replaces "none" once it exists (issue 3). */
-        .network = req->sealed ? "none" : NULL,
+        .network = req->sealed ? s->seal.sidecar.name : NULL,
+        .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
+        .env = req->sealed ? s->seal.env : NULL,
         .cpus = host_cpus(),
         .labels = s->labels,
     };
     s->spec = cp_box_spec_json(&spec);
-    s->warm_key = cp_warm_key(&spec, s->image_id);
+    /* A warm box serves only while its sidecar is the one it was made to use. */
+    cleanup_free char *made_from =
+        xasprintf("%s %s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed");
+    s->warm_key = cp_warm_key(&spec, made_from);
+    spec.env = s->warm_env;
     s->warm_spec = cp_warm_spec(&spec, s->warm_key);
+}
+
+/* The next warm box's name is chosen now: a sealed box's proxy credential names it. */
+static int warm_names(struct container_state *s, const struct cp_run_request *req, cp_error_t *err)
+{
+    s->warm_name = cp_warm_name();
+    if (!req->sealed)
+        return 0;
+    return cp_sidecar_box_env(&s->seal.sidecar, s->warm_name, &s->warm_env, err);
 }
 
 /* The person's uid inside the box. A rootless engine maps its root to the person: rootless
@@ -162,6 +185,12 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     cp_debug("image %s, %zu protected places", s->image,
              cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
     s->labels = cp_box_owner_labels();
+    s->name = cp_box_name();
+    if (req->sealed &&
+        cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
+        return cp_error_code(err);
+    if (warm_names(s, req, err) < 0)
+        return cp_error_code(err);
     build_spec(s, req);
     *state_out = steal_pointer(&hold);
     return 0;
@@ -226,19 +255,22 @@ static bool warm_enabled(void)
 /* A warm box made for exactly this run's key, else a fresh one made now. *id_out is the box. */
 static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_error_t *err)
 {
-    cleanup_free char *name = cp_box_name();
     *warm_out = false;
     if (warm_enabled()) {
         cleanup_error cp_error_t werr = NULL;
-        int r = cp_warm_claim(s->engine, s->warm_key, name, id_out, &werr);
+        cleanup_free char *was = NULL;
+        int r = cp_warm_claim(s->engine, s->warm_key, s->name, id_out, &was, &werr);
         if (r > 0) {
+            /* The sidecar knows the box by the name it was made with. */
+            free(s->seal.box);
+            s->seal.box = steal_pointer(&was);
             *warm_out = true;
             return 0;
         }
         if (r < 0)
             cp_debug("no warm box: %s", werr->msg);
     }
-    if (cp_box_create(s->engine, s->spec, name, id_out, err) < 0)
+    if (cp_box_create(s->engine, s->spec, s->name, id_out, err) < 0)
         return cp_error_wrap(err, "making the box");
     return 0;
 }
@@ -259,8 +291,10 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     cp_debug("command done");
     if (r == 0) {
         launch_status(&d, req, status_out);
+        if (req->sealed)
+            cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
         /* The used box goes, and the next one is made, while the caller moves on. */
-        cp_warm_refill(s->engine, id, warm_enabled() ? s->warm_spec : NULL);
+        cp_warm_refill(s->engine, id, warm_enabled() ? s->warm_spec : NULL, s->warm_name);
         return 0;
     }
     cleanup_error cp_error_t rm_err = NULL;
@@ -290,6 +324,11 @@ static int clean_engine(const char *kind, int *found, cp_error_t *err)
     if (cp_leftovers_sweep(e, true, &removed, err) < 0)
         return cp_error_code(err);
     printf("%s: removed %d leftover box%s\n", e->kind, removed, removed == 1 ? "" : "es");
+    int sidecars = 0;
+    if (cp_sidecar_clean(e, &sidecars, err) < 0)
+        return cp_error_code(err);
+    printf("%s: removed %d unused egress sidecar%s and network%s\n", e->kind, sidecars,
+           sidecars == 1 ? "" : "s", sidecars == 1 ? "" : "s");
     return 0;
 }
 

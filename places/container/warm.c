@@ -28,14 +28,15 @@
 static const char *const waiter[] = {
     "sh", "-c", "timeout 300 head -n 1 >/dev/null && exec sleep 2147483647", NULL};
 
-char *cp_warm_key(const struct cp_box_spec *spec, const char *image_id)
+char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
 {
     struct cp_box_spec base = *spec;
     base.argv = NULL;
     base.interactive = false;
     base.labels = NULL;
+    base.env = NULL;
     cleanup_json json_object *j = cp_box_spec_json(&base);
-    return xasprintf("%s %s %s", PACKAGE_VERSION, image_id,
+    return xasprintf("%s %s %s", PACKAGE_VERSION, made_from,
                      json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 }
 
@@ -61,6 +62,12 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     json_object_object_add(j, "OpenStdin", json_object_new_boolean(1));
     json_object_object_add(j, "StdinOnce", json_object_new_boolean(0));
     return j;
+}
+
+char *cp_warm_name(void)
+{
+    char rnd[17];
+    return xasprintf(WARM_PREFIX "%s", cp_box_random_hex(rnd, sizeof(rnd)));
 }
 
 bool cp_warm_unclaimed(const char *name)
@@ -121,7 +128,7 @@ static int wake(struct cp_engine *e, const char *id, cp_error_t *err)
 }
 
 static int try_claim(struct cp_engine *e, json_object *list, const char *key, const char *name,
-                     char **id_out, cp_error_t *err)
+                     char **id_out, char **was_out, cp_error_t *err)
 {
     for (size_t i = 0; i < json_object_array_length(list); i++) {
         json_object *c = json_object_array_get_idx(list, i);
@@ -136,6 +143,10 @@ static int try_claim(struct cp_engine *e, json_object *list, const char *key, co
             continue;
         if (wake(e, id, err) < 0)
             return cp_error_code(err);
+        json_object *names = NULL;
+        json_object_object_get_ex(c, "Names", &names);
+        const char *was = json_object_get_string(json_object_array_get_idx(names, 0));
+        *was_out = xstrdup(was[0] == '/' ? was + 1 : was);
         *id_out = xstrdup(id);
         return 1;
     }
@@ -143,7 +154,7 @@ static int try_claim(struct cp_engine *e, json_object *list, const char *key, co
 }
 
 int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char **id_out,
-                  cp_error_t *err)
+                  char **was_out, cp_error_t *err)
 {
     cleanup_close int lock = lock_claims(err);
     if (lock < 0)
@@ -156,7 +167,7 @@ int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char *
         return cp_error_code(err);
     if (!json_object_is_type(list, json_type_array))
         return 0;
-    return try_claim(e, list, key, name, id_out, err);
+    return try_claim(e, list, key, name, id_out, was_out, err);
 }
 
 static json_object *exec_body(struct cp_engine *e, const struct cp_warm_exec *x)
@@ -227,7 +238,8 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     return exec_status(e, exec_id, status_out, err);
 }
 
-static void refill_now(const struct cp_engine *parent, const char *used_id, json_object *spec)
+static void refill_now(const struct cp_engine *parent, const char *used_id, json_object *spec,
+                       const char *name)
 {
     struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
     memcpy(e.version, parent->version, sizeof(e.version));
@@ -235,11 +247,8 @@ static void refill_now(const struct cp_engine *parent, const char *used_id, json
     if (used_id != NULL)
         (void)cp_box_remove(&e, used_id, &err);
     cp_error_free(&err);
-    cleanup_free char *name = NULL;
     cleanup_free char *id = NULL;
     if (spec != NULL) {
-        char rnd[9];
-        name = xasprintf(WARM_PREFIX "%s", cp_box_random_hex(rnd, sizeof(rnd)));
         if (cp_box_create(&e, spec, name, &id, &err) == 0 && cp_box_start(&e, id, &err) < 0)
             (void)cp_box_remove(&e, id, NULL);
     }
@@ -248,7 +257,8 @@ static void refill_now(const struct cp_engine *parent, const char *used_id, json
 }
 
 /* Double fork: the grandchild belongs to nobody's terminal and outlives the run. */
-void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec)
+void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec,
+                    const char *name)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -271,6 +281,6 @@ void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object 
         dup2(null, STDOUT_FILENO);
         dup2(null, STDERR_FILENO);
     }
-    refill_now(e, used_id, warm_spec);
+    refill_now(e, used_id, warm_spec, name);
     _exit(0);
 }

@@ -11,9 +11,10 @@
 #include "places/container/stream.h"
 
 /* Everything a box is made from but the command: the seal, the folder, the protected places
- * found now, the network, the image's id and this binary's version. A warm box serves a run
+ * found now, the network, made_from (the image's id, the sidecar's) and this binary's version.
+ * The proxy credential is left out: it names each box. A warm box serves a run
  * only when its key is byte-equal to the run's. The caller frees it. */
-char *cp_warm_key(const struct cp_box_spec *spec, const char *image_id);
+char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from);
 
 /* The create body of a warm box: the same seal, with a waiter that leaves by itself after a
  * few minutes unless a claim wakes it. The caller owns it. */
@@ -22,7 +23,10 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key);
 /* Takes a running warm box made for key, renaming it to name (ours, so a crash's leftover is
  * told by its owner). 1 with *id_out, 0 when none fits. */
 int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char **id_out,
-                  cp_error_t *err);
+                  char **was_out, cp_error_t *err);
+
+/* A fresh name for the next warm box. The caller frees it. */
+char *cp_warm_name(void);
 
 struct cp_warm_exec {
     char *const *argv;
@@ -38,8 +42,9 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
                  struct cp_demux *d, int *status_out, cp_error_t *err);
 
 /* In a detached process: removes used_id (if not NULL), then makes and starts the next warm
- * box from warm_spec (if not NULL). Returns at once. */
-void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec);
+ * box from warm_spec (if not NULL) under name. Returns at once. */
+void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec,
+                    const char *name);
 
 /* Whether a box's name marks it as a warm box nobody has claimed. */
 bool cp_warm_unclaimed(const char *name);

@@ -94,6 +94,8 @@ int cp_egress_policy_add_pin(struct cp_egress_policy *p, const char *spec, cp_er
 
 bool cp_egress_policy_listed(const struct cp_egress_policy *p, const char *host)
 {
+    if (p->any_public)
+        return true;
     for (size_t i = 0; i < p->npatterns; i++)
         if (cp_host_pattern_match(p->patterns[i], host))
             return true;

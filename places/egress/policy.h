@@ -24,6 +24,7 @@ struct cp_egress_policy {
     size_t ncidrs;
     struct cp_egress_pin *pins;
     size_t npins;
+    bool any_public; /* --allow-all: every name is listed; its addresses are still checked */
 };
 
 int cp_egress_policy_add_host(struct cp_egress_policy *p, const char *pattern, cp_error_t *err);

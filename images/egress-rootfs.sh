@@ -1,0 +1,25 @@
+#!/bin/sh
+# The egress sidecar's image: the conch-place binary that asked for it, the libraries ldd lists
+# for it and the dynamic loader, and the few files getaddrinfo reads. No shell, no package
+# manager: the sidecar runs `conch-place egress-proxy` and nothing else. Made in a second.
+# Usage: egress-rootfs.sh ROOTFS   (the binary comes from $CONCH_EGRESS_BINARY)
+set -eu
+root=$1
+bin=${CONCH_EGRESS_BINARY:?the conch-place binary to copy}
+[ -x "$bin" ] || { echo "egress-rootfs: $bin is not an executable" >&2; exit 1; }
+command -v ldd >/dev/null || { echo "egress-rootfs: ldd is needed (libc-bin)" >&2; exit 1; }
+
+mkdir -p "$root/etc" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/run"
+cp "$bin" "$root/conch-place"
+chmod 0755 "$root/conch-place"
+# "libfoo.so.1 => /lib/x86_64-linux-gnu/libfoo.so.1 (0x...)" and the loader's own line.
+ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u |
+    while read -r lib; do
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+    done
+# getaddrinfo: files first (the engine writes /etc/hosts), then DNS (built into glibc 2.34+).
+echo 'hosts: files dns' >"$root/etc/nsswitch.conf"
+echo 'nobody:x:65534:65534:nobody:/nonexistent:/conch-place' >"$root/etc/passwd"
+echo 'nogroup:x:65534:' >"$root/etc/group"
+chmod 1777 "$root/tmp"

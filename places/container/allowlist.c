@@ -1,0 +1,307 @@
+/* Builds the allow-list from the registries table, the person's registry settings, the work
+ * folder's .git/config and config.json. Files are read as text (hostconf.c); git is never run,
+ * because the folder's own configuration could make it run anything. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "places/container/allowlist.h"
+#include "places/container/hostconf.h"
+#include "places/container/registries.h"
+#include "places/egress/auth.h"
+#include "src/buf.h"
+#include "src/json.h"
+#include "src/paths.h"
+#include "src/util.h"
+
+#define ENTRIES_MAX 1024
+
+static bool has(const struct cp_host_why *v, size_t n, const char *host)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(v[i].host, host) == 0)
+            return true;
+    return false;
+}
+
+static void add(struct cp_host_why **v, size_t *n, const char *host, char *why)
+{
+    if (has(*v, *n, host) || *n >= ENTRIES_MAX) {
+        free(why);
+        return;
+    }
+    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    (*v)[*n].host = xstrdup(host);
+    for (char *p = (*v)[*n].host; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    (*v)[*n].why = why;
+    (*n)++;
+}
+
+bool cp_allowlist_has(const struct cp_allowlist *l, const char *host)
+{
+    return has(l->allowed, l->nallowed, host);
+}
+
+/* A settings file as text; *text_out stays NULL when it does not exist. */
+static int read_settings(const char *path, const char *shown, char **text_out, size_t *len_out,
+                         cp_error_t *err)
+{
+    cleanup_error cp_error_t rerr = NULL;
+    *text_out = NULL;
+    int r = cp_read_file(path, CP_HOSTCONF_MAX, text_out, len_out, &rerr);
+    if (r == CP_ERR_NOT_FOUND)
+        return 0;
+    if (r < 0)
+        return cp_error_make(err, CP_ERR_FAILED, rerr->sys_errno,
+                             "%s cannot be read (%s), so conch-place cannot tell whether it "
+                             "moves a public registry elsewhere; make it a readable file, or "
+                             "remove it",
+                             shown, rerr->sys_errno ? strerror(rerr->sys_errno) : rerr->msg);
+    return 0;
+}
+
+/* The registries one file names, as a reason to leave family off, or NULL when none moved it. */
+static char *moved(char **urls, enum cp_registry_family family, const char *shown)
+{
+    for (size_t i = 0; urls[i] != NULL; i++) {
+        cleanup_free char *host = cp_url_host(urls[i]);
+        bool public = false;
+        for (size_t k = 0; host != NULL && cp_registries[k].host != NULL; k++)
+        public |= cp_registries[k].family == family && strcasecmp(cp_registries[k].host, host) == 0;
+        if (!public)
+            return host ? xasprintf("%s sends installs to %s instead", shown, host)
+                        : xasprintf("%s names a registry that is not an http(s) address", shown);
+    }
+    return NULL;
+}
+
+typedef char **(*reader_fn)(const char *, size_t);
+
+static int check_file(const char *path, const char *shown, reader_fn reader,
+                      enum cp_registry_family family, char **why_out, cp_error_t *err)
+{
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    if (*why_out != NULL)
+        return 0;
+    if (read_settings(path, shown, &text, &len, err) < 0)
+        return cp_error_code(err);
+    if (text == NULL)
+        return 0;
+    cleanup_strv char **urls = reader(text, len);
+    *why_out = moved(urls, family, shown);
+    return 0;
+}
+
+/* Why each family is left off (NULL: it stays on). */
+static int moved_families(const struct cp_allowlist_sources *src, char **npm_out, char **pypi_out,
+                          cp_error_t *err)
+{
+    cleanup_free char *npmrc = xasprintf("%s/.npmrc", src->home);
+    cleanup_free char *bunfig = xasprintf("%s/.bunfig.toml", src->home);
+    cleanup_free char *xdg =
+        src->xdg_config ? xstrdup(src->xdg_config) : xasprintf("%s/.config", src->home);
+    cleanup_free char *pip1 = xasprintf("%s/pip/pip.conf", xdg);
+    cleanup_free char *pip2 = xasprintf("%s/.pip/pip.conf", src->home);
+    if (check_file(npmrc, "~/.npmrc", cp_npmrc_registries, CP_REG_NPM, npm_out, err) < 0 ||
+        check_file(bunfig, "~/.bunfig.toml", cp_bunfig_registries, CP_REG_NPM, npm_out, err) < 0 ||
+        check_file(pip1, "pip's pip.conf", cp_pipconf_indexes, CP_REG_PYPI, pypi_out, err) < 0 ||
+        check_file(pip2, "~/.pip/pip.conf", cp_pipconf_indexes, CP_REG_PYPI, pypi_out, err) < 0)
+        return cp_error_code(err);
+    return 0;
+}
+
+static int add_registries(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
+                          cp_error_t *err)
+{
+    cleanup_free char *npm = NULL, *pypi = NULL;
+    if (moved_families(src, &npm, &pypi, err) < 0)
+        return cp_error_code(err);
+    for (size_t i = 0; cp_registries[i].host != NULL; i++) {
+        const struct cp_registry *r = &cp_registries[i];
+        const char *gone = r->family == CP_REG_NPM ? npm : r->family == CP_REG_PYPI ? pypi : NULL;
+        if (gone != NULL)
+            add(&l->left_off, &l->nleft_off, r->host,
+                xasprintf("%s: a package meant for your registry could come from a stranger's "
+                          "of the same name here",
+                          gone));
+        else
+            add(&l->allowed, &l->nallowed, r->host, xasprintf("%s (ADR 0148)", r->why));
+    }
+    return 0;
+}
+
+/* The git folder's config: .git/config, or for a worktree's .git file, its common folder's. */
+static char *git_config_path(const char *workdir)
+{
+    cleanup_free char *dotgit = xasprintf("%s/.git", workdir);
+    struct stat st;
+    if (stat(dotgit, &st) < 0)
+        return NULL;
+    if (S_ISDIR(st.st_mode))
+        return xasprintf("%s/config", dotgit);
+    cleanup_free char *text = NULL;
+    if (!S_ISREG(st.st_mode) || cp_read_file(dotgit, 4096, &text, NULL, NULL) < 0 ||
+        strncmp(text, "gitdir:", 7) != 0)
+        return NULL;
+    char *dir = text + 7 + strspn(text + 7, " \t");
+    dir[strcspn(dir, "\r\n")] = '\0';
+    cleanup_free char *gitdir = dir[0] == '/' ? xstrdup(dir) : xasprintf("%s/%s", workdir, dir);
+    cleanup_free char *commondir_file = xasprintf("%s/commondir", gitdir);
+    cleanup_free char *common = NULL;
+    if (cp_read_file(commondir_file, 4096, &common, NULL, NULL) == 0) {
+        common[strcspn(common, "\r\n")] = '\0';
+        return common[0] == '/' ? xasprintf("%s/config", common)
+                                : xasprintf("%s/%s/config", gitdir, common);
+    }
+    return xasprintf("%s/config", gitdir);
+}
+
+static int add_remotes(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
+                       cp_error_t *err)
+{
+    cleanup_free char *path = git_config_path(src->workdir);
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    if (path == NULL)
+        return 0; /* not a git folder: no remotes to add */
+    if (read_settings(path, path, &text, &len, err) < 0)
+        return cp_error_code(err);
+    if (text == NULL)
+        return 0;
+    cleanup_strv char **remotes = cp_gitconfig_remotes(text, len);
+    for (size_t i = 0; remotes[i] != NULL; i++) {
+        char *tab = strchr(remotes[i], '\t');
+        cleanup_free char *host = tab ? cp_url_https_host(tab + 1) : NULL;
+        if (host == NULL || tab == remotes[i])
+            continue;
+        *tab = '\0';
+        add(&l->allowed, &l->nallowed, host,
+            xasprintf("an HTTPS remote of the work folder (%s)", remotes[i]));
+    }
+    return 0;
+}
+
+static void add_egress(const struct cp_allowlist_sources *src, struct cp_allowlist *l)
+{
+    json_object *eg = src->config ? cp_config_egress(src->config, src->workdir) : NULL;
+    if (eg == NULL)
+        return;
+    if (json_object_is_type(eg, json_type_string)) {
+        l->allow_all = true; /* validated when config.json was loaded: "allow-all" */
+        return;
+    }
+    for (size_t i = 0; i < json_object_array_length(eg); i++)
+        add(&l->allowed, &l->nallowed, json_object_get_string(json_object_array_get_idx(eg, i)),
+            xstrdup("this folder's egress in config.json"));
+}
+
+int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
+                       cp_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (add_registries(src, out, err) < 0 || add_remotes(src, out, err) < 0) {
+        cp_allowlist_dispose(out);
+        return cp_error_code(err);
+    }
+    add_egress(src, out);
+    return 0;
+}
+
+int cp_allowlist_for(const char *workdir, const struct cp_config *cfg, struct cp_allowlist *out,
+                     cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_home_dir(&home, err) < 0)
+        return cp_error_code(err);
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    struct cp_allowlist_sources src = {.workdir = workdir,
+                                       .config = cfg,
+                                       .home = home,
+                                       .xdg_config = xdg && xdg[0] == '/' ? xdg : NULL};
+    return cp_allowlist_build(&src, out, err);
+}
+
+static void dispose_v(struct cp_host_why *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].host);
+        free(v[i].why);
+    }
+    free(v);
+}
+
+void cp_allowlist_dispose(struct cp_allowlist *l)
+{
+    dispose_v(l->allowed, l->nallowed);
+    dispose_v(l->left_off, l->nleft_off);
+    memset(l, 0, sizeof(*l));
+}
+
+static json_object *entries(const struct cp_host_why *v, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "host", json_object_new_string(v[i].host));
+        json_object_object_add(o, "why", json_object_new_string(v[i].why));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
+json_object *cp_allowlist_json(const struct cp_allowlist *l)
+{
+    json_object *o = json_object_new_object();
+    json_object *allowed = entries(l->allowed, l->nallowed);
+    if (l->allow_all) {
+        json_object *any = json_object_new_object();
+        json_object_object_add(any, "host", json_object_new_string("*"));
+        json_object_object_add(any, "why",
+                               json_object_new_string("\"allow-all\" for this folder in "
+                                                      "config.json: any public host on port 443"));
+        json_object_array_add(allowed, any);
+    }
+    json_object_object_add(o, "allowed", allowed);
+    json_object_object_add(o, "left_off", entries(l->left_off, l->nleft_off));
+    return o;
+}
+
+char *cp_allowlist_summary(const struct cp_allowlist *l)
+{
+    if (l->allow_all)
+        return xstrdup("any public host on port 443 (\"allow-all\")");
+    struct cp_buf b;
+    cp_buf_init(&b, 1 << 20);
+    for (size_t i = 0; i < l->nallowed; i++) {
+        if (i > 0)
+            (void)cp_buf_append(&b, ", ", 2);
+        (void)cp_buf_append(&b, l->allowed[i].host, strlen(l->allowed[i].host));
+    }
+    (void)cp_buf_append(&b, "", 1);
+    return cp_buf_steal(&b);
+}
+
+void cp_allowlist_hash(const struct cp_allowlist *l, const char *extra, char out[65])
+{
+    struct cp_buf b;
+    cp_buf_init(&b, 1 << 20);
+    const char *head = l->allow_all ? "conch-egress-v1 allow-all\n" : "conch-egress-v1\n";
+    (void)cp_buf_append(&b, head, strlen(head));
+    for (size_t i = 0; i < l->nallowed; i++) {
+        (void)cp_buf_append(&b, l->allowed[i].host, strlen(l->allowed[i].host));
+        (void)cp_buf_append(&b, "\n", 1);
+    }
+    if (extra != NULL)
+        (void)cp_buf_append(&b, extra, strlen(extra));
+    uint8_t digest[32];
+    cp_sha256(b.data ? b.data : "", b.len, digest);
+    for (size_t i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", digest[i]);
+    cp_buf_dispose(&b);
+}

@@ -1,0 +1,57 @@
+/* The sealed box's allow-list (DESIGN.md, "The egress sidecar"): the registries of ADR 0148,
+ * minus a public registry the person moved, plus the work folder's HTTPS remotes, plus the
+ * folder's egress entries, each host with why it is on the list or left off. */
+#ifndef CONCH_ALLOWLIST_H
+#define CONCH_ALLOWLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "src/error.h"
+#include "src/settings.h"
+
+struct cp_host_why {
+    char *host;
+    char *why;
+};
+
+struct cp_allowlist {
+    struct cp_host_why *allowed;
+    size_t nallowed;
+    struct cp_host_why *left_off;
+    size_t nleft_off;
+    bool allow_all; /* "allow-all": any public host on port 443 */
+};
+
+/* Where the list is read from; tests point these at a scratch folder. */
+struct cp_allowlist_sources {
+    const char *workdir;            /* the work folder's real path */
+    const struct cp_config *config; /* may be NULL */
+    const char *home;               /* ~ */
+    const char *xdg_config;         /* $XDG_CONFIG_HOME, or NULL for ~/.config */
+};
+
+/* Fails on a settings file that exists but cannot be read, rather than guess
+ * that a registry was not moved. */
+int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
+                       cp_error_t *err);
+/* The same with ~ and $XDG_CONFIG_HOME from the environment. */
+int cp_allowlist_for(const char *workdir, const struct cp_config *cfg, struct cp_allowlist *out,
+                     cp_error_t *err);
+void cp_allowlist_dispose(struct cp_allowlist *l);
+#define cleanup_allowlist __attribute__((cleanup(cp_allowlist_dispose)))
+
+bool cp_allowlist_has(const struct cp_allowlist *l, const char *host);
+
+/* {"allowed": [{"host", "why"}...], "left_off": [{"host", "why"}...]}; the caller's. */
+json_object *cp_allowlist_json(const struct cp_allowlist *l);
+
+/* The allowed hosts joined by ", " (or the words for allow-all); the caller's. */
+char *cp_allowlist_summary(const struct cp_allowlist *l);
+
+/* The list's identity, with extra (the sidecar's other options) folded in: 64 hex digits. */
+void cp_allowlist_hash(const struct cp_allowlist *l, const char *extra, char out[65]);
+
+#endif

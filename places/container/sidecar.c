@@ -1,0 +1,567 @@
+/* The sidecar's network and box through the engine's API, the box's proxy variables, and the
+ * refusal hint read back from the sidecar's log. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "places/container/box.h"
+#include "places/container/egress-image.h"
+#include "places/container/sidecar.h"
+#include "places/egress/auth.h"
+#include "places/egress/elog.h"
+#include "src/buf.h"
+#include "src/http.h"
+#include "src/json.h"
+#include "src/log.h"
+#include "src/util.h"
+
+#define LOG_MAX       (8 * 1024 * 1024)
+#define ENSURE_TRIES  4
+#define LIBPOD_API    "4.0.0"
+#define SIDECAR_LABEL "conch.egress"
+
+void cp_sidecar_dispose(struct cp_sidecar *s)
+{
+    free(s->name);
+    free(s->id);
+    free(s->ip);
+    cp_free_secret(s->secret);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- what the sidecar is made from ---- */
+
+static void push(char ***v, size_t *n, char *s)
+{
+    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+}
+
+/* Each comma-separated item of an environment knob after an option. */
+static void knob(char ***v, size_t *n, const char *env, const char *option)
+{
+    const char *val = getenv(env);
+    cleanup_free char *copy = val ? xstrdup(val) : NULL;
+    char *save = NULL;
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        push(v, n, xstrdup(option));
+        push(v, n, xstrdup(t));
+    }
+}
+
+/* egress-proxy's arguments (after its entrypoint) for a list. */
+static char **proxy_args(const struct cp_allowlist *list)
+{
+    char **v = xcalloc(1, sizeof(char *));
+    size_t n = 0;
+    long idle = CP_SIDECAR_IDLE_SECS;
+    const char *idle_env = getenv("CONCH_EGRESS_IDLE");
+    if (idle_env != NULL && cp_parse_long(idle_env, 1, 7 * 86400, &idle) < 0)
+        idle = CP_SIDECAR_IDLE_SECS;
+    push(&v, &n, xstrdup("--listen"));
+    push(&v, &n, xasprintf("0.0.0.0:%d", CP_SIDECAR_PORT));
+    push(&v, &n, xstrdup("--exit-idle"));
+    push(&v, &n, xasprintf("%ld", idle));
+    if (list->allow_all)
+        push(&v, &n, xstrdup("--allow-all"));
+    for (size_t i = 0; i < list->nallowed; i++) {
+        push(&v, &n, xstrdup("--allow"));
+        push(&v, &n, xstrdup(list->allowed[i].host));
+    }
+    knob(&v, &n, "CONCH_EGRESS_ALLOW_CIDR", "--allow-cidr");
+    knob(&v, &n, "CONCH_EGRESS_RESOLVE", "--resolve");
+    return v;
+}
+
+static char *sidecar_name(const struct cp_allowlist *list, const char *image, char **args)
+{
+    struct cp_buf b;
+    cp_buf_init(&b, 1 << 20);
+    (void)cp_buf_append(&b, image, strlen(image));
+    for (size_t i = 0; args[i] != NULL; i++) {
+        (void)cp_buf_append(&b, "\n", 1);
+        (void)cp_buf_append(&b, args[i], strlen(args[i]));
+    }
+    (void)cp_buf_append(&b, "", 1);
+    char hash[65];
+    cp_allowlist_hash(list, b.data, hash);
+    cp_buf_dispose(&b);
+    return xasprintf("conch-egress-%.16s", hash);
+}
+
+static char *random_secret(void)
+{
+    unsigned char rnd[32];
+    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
+        return NULL;
+    char *hex = xmalloc(2 * sizeof(rnd) + 1);
+    for (size_t i = 0; i < sizeof(rnd); i++)
+        snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+    explicit_bzero(rnd, sizeof(rnd));
+    return hex;
+}
+
+/* ---- the internal network ---- */
+
+static bool is_podman(const struct cp_engine *e)
+{
+    return strcmp(e->kind, "podman") == 0;
+}
+
+/* Podman's compatible API turns aardvark's DNS on for every network, internal ones included,
+ * and aardvark 1.4 forwards outside names from them (measured): its own API can turn it off. */
+static int podman_network_create(struct cp_engine *e, const char *name, cp_error_t *err)
+{
+    cleanup_json json_object *body = json_object_new_object();
+    json_object *labels = json_object_new_object();
+    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
+    json_object_object_add(body, "name", json_object_new_string(name));
+    json_object_object_add(body, "internal", json_object_new_boolean(1));
+    json_object_object_add(body, "dns_enabled", json_object_new_boolean(0));
+    json_object_object_add(body, "labels", labels);
+    char saved[sizeof(e->version)];
+    memcpy(saved, e->version, sizeof(saved));
+    snprintf(e->version, sizeof(e->version), "%s", LIBPOD_API); /* libpod's routes, same socket */
+    long status = 0;
+    int r = cp_engine_call_status(e, "POST", "/libpod/networks/create", body, &status, NULL, err);
+    memcpy(e->version, saved, sizeof(saved));
+    if (r < 0)
+        return r;
+    if (status != 200 && status != 201 && status != 409)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld", status);
+    return 0;
+}
+
+static int docker_network_create(struct cp_engine *e, const char *name, cp_error_t *err)
+{
+    cleanup_json json_object *body = json_object_new_object();
+    json_object *labels = json_object_new_object();
+    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
+    json_object_object_add(body, "Name", json_object_new_string(name));
+    json_object_object_add(body, "Driver", json_object_new_string("bridge"));
+    json_object_object_add(body, "Internal", json_object_new_boolean(1));
+    json_object_object_add(body, "CheckDuplicate", json_object_new_boolean(1));
+    json_object_object_add(body, "Labels", labels);
+    long status = 0;
+    if (cp_engine_call_status(e, "POST", "/networks/create", body, &status, NULL, err) < 0)
+        return cp_error_code(err);
+    if (status != 200 && status != 201 && status != 409)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld", status);
+    return 0;
+}
+
+/* A network by that name that is not internal, or not ours, is never joined. */
+static int network_check(struct cp_engine *e, const char *name, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/networks/%s", name);
+    cleanup_json json_object *net = NULL;
+    json_object *internal = NULL, *labels = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &net, err) < 0)
+        return cp_error_code(err);
+    json_object_object_get_ex(net, "Internal", &internal);
+    json_object_object_get_ex(net, "Labels", &labels);
+    if (!json_object_get_boolean(internal) || cp_json_str(labels, SIDECAR_LABEL) == NULL)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0,
+                             "the network %s exists but is not an internal network conch-place "
+                             "made",
+                             name);
+    return 0;
+}
+
+static int ensure_network(struct cp_engine *e, const char *name, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/networks/%s", name);
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, NULL, err) < 0)
+        return cp_error_code(err);
+    int r = 0;
+    if (status == 404)
+        r = is_podman(e) ? podman_network_create(e, name, err)
+                         : docker_network_create(e, name, err);
+    if (r < 0 || network_check(e, name, err) < 0) {
+        cp_error_wrap(err,
+                      "the %s engine could not make the internal network %s that a sealed "
+                      "box needs",
+                      e->kind, name);
+        cp_error_hint(err, "Sealed boxes reach the network only through an internal network and "
+                           "the egress sidecar; use an engine that makes internal bridge "
+                           "networks, or run with --unsealed.");
+        return cp_error_code(err);
+    }
+    return 0;
+}
+
+/* ---- the sidecar box ---- */
+
+static json_object *strv_json(char *const *v)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(v[i]));
+    return a;
+}
+
+static json_object *sidecar_host_config(const struct cp_engine *e)
+{
+    json_object *h = json_object_new_object();
+    /* The engine's default network: the sidecar's own way out, and its resolver. */
+    json_object_object_add(h, "NetworkMode", json_object_new_string("bridge"));
+    json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
+    json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
+    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
+    json_object_object_add(h, "PidsLimit", json_object_new_int64(256));
+    json_object_object_add(h, "Memory", json_object_new_int64(256LL * 1024 * 1024));
+    json_object_object_add(h, "AutoRemove", json_object_new_boolean(1));
+    if (!is_podman(e)) { /* the decisions are read back through the log API: keep it bounded */
+        json_object *log = json_object_new_object(), *cfg = json_object_new_object();
+        json_object_object_add(cfg, "max-size", json_object_new_string("10m"));
+        json_object_object_add(cfg, "max-file", json_object_new_string("2"));
+        json_object_object_add(log, "Type", json_object_new_string("json-file"));
+        json_object_object_add(log, "Config", cfg);
+        json_object_object_add(h, "LogConfig", log);
+    }
+    return h;
+}
+
+static json_object *sidecar_body(const struct cp_engine *e, const char *image, char **args,
+                                 const char *secret)
+{
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "Image", json_object_new_string(image));
+    json_object_object_add(c, "Cmd", strv_json(args));
+    cleanup_free char *env = xasprintf("%s=%s", CP_EGRESS_SECRET_ENV, secret);
+    json_object_object_add(c, "Env", strv_json((char *[]){env, NULL}));
+    explicit_bzero(env, strlen(env));
+    json_object_object_add(c, "User", json_object_new_string("65534:65534"));
+    json_object *labels = json_object_new_object();
+    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
+    json_object_object_add(c, "Labels", labels);
+    json_object_object_add(c, "HostConfig", sidecar_host_config(e));
+    return c;
+}
+
+static int connect_and_start(struct cp_engine *e, const char *name, const char *id, cp_error_t *err)
+{
+    cleanup_json json_object *body = json_object_new_object();
+    json_object_object_add(body, "Container", json_object_new_string(id));
+    cleanup_free char *path = xasprintf("/networks/%s/connect", name);
+    if (cp_engine_call(e, "POST", path, body, NULL, err) < 0)
+        return cp_error_wrap(err, "joining the sidecar to %s", name);
+    if (cp_box_start(e, id, err) < 0)
+        return cp_error_wrap(err, "starting the sidecar");
+    return 0;
+}
+
+/* 0 made (or another run made it first: look again), or an error. */
+static int create_sidecar(struct cp_engine *e, const char *name, const char *image, char **args,
+                          cp_error_t *err)
+{
+    __attribute__((cleanup(cp_cleanup_freep))) char *secret = random_secret();
+    if (secret == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read /dev/urandom");
+    cleanup_json json_object *body = sidecar_body(e, image, args, secret);
+    explicit_bzero(secret, strlen(secret));
+    cleanup_free char *path = xasprintf("/containers/create?name=%s", name);
+    cleanup_json json_object *reply = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "POST", path, body, &status, &reply, err) < 0)
+        return cp_error_code(err);
+    if (status == 409)
+        return 0;
+    const char *id = cp_json_str(reply, "Id");
+    if (status != 201 || id == NULL || strspn(id, "0123456789abcdef") != strlen(id)) {
+        const char *msg = cp_json_str(reply, "message");
+        return cp_error_make(err, CP_ERR_FAILED, 0,
+                             "the engine did not make the sidecar (HTTP "
+                             "%ld): %s",
+                             status, msg ? msg : "no reason given");
+    }
+    cleanup_free char *idc = xstrdup(id);
+    if (connect_and_start(e, name, idc, err) < 0) {
+        cleanup_error cp_error_t rm = NULL;
+        cp_box_remove(e, idc, &rm);
+        return cp_error_code(err);
+    }
+    return 0;
+}
+
+static char *env_value(json_object *config, const char *key)
+{
+    json_object *env = NULL;
+    size_t kl = strlen(key);
+    if (!json_object_object_get_ex(config, "Env", &env) ||
+        !json_object_is_type(env, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(env); i++) {
+        const char *kv = json_object_get_string(json_object_array_get_idx(env, i));
+        if (kv != NULL && strncmp(kv, key, kl) == 0 && kv[kl] == '=')
+            return xstrdup(kv + kl + 1);
+    }
+    return NULL;
+}
+
+/* Fills out from a running sidecar: 1 when it runs and is usable, 0 when absent (a stopped one
+ * is removed first), or an error. */
+static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar *out,
+                        cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/json", name);
+    cleanup_json json_object *c = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
+        return cp_error_code(err);
+    if (status == 404)
+        return 0;
+    json_object *state = NULL, *config = NULL, *labels = NULL, *ns = NULL, *nets = NULL,
+                *net = NULL, *running = NULL;
+    json_object_object_get_ex(c, "State", &state);
+    json_object_object_get_ex(state, "Running", &running);
+    json_object_object_get_ex(c, "Config", &config);
+    json_object_object_get_ex(config, "Labels", &labels);
+    json_object_object_get_ex(c, "NetworkSettings", &ns);
+    json_object_object_get_ex(ns, "Networks", &nets);
+    json_object_object_get_ex(nets, name, &net);
+    const char *id = cp_json_str(c, "Id"), *ip = cp_json_str(net, "IPAddress");
+    if (status != 200 || id == NULL || cp_json_str(labels, SIDECAR_LABEL) == NULL)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0,
+                             "a box named %s exists that conch-place did not make", name);
+    cleanup_free char *secret = env_value(config, CP_EGRESS_SECRET_ENV);
+    if (!json_object_get_boolean(running) || ip == NULL || ip[0] == '\0' || secret == NULL) {
+        cp_debug("replacing the sidecar %s, which is not running", name);
+        if (cp_box_remove(e, id, err) < 0)
+            return cp_error_code(err);
+        return 0;
+    }
+    out->name = xstrdup(name);
+    out->id = xstrdup(id);
+    out->ip = xstrdup(ip);
+    out->secret = steal_pointer(&secret);
+    return 1;
+}
+
+int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, struct cp_sidecar *out,
+                      cp_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    cleanup_free char *image = NULL;
+    if (cp_egress_image_ensure(e, &image, err) < 0)
+        return cp_error_wrap(err, "the egress sidecar");
+    cleanup_strv char **args = proxy_args(list);
+    cleanup_free char *name = sidecar_name(list, image, args);
+    if (ensure_network(e, name, err) < 0)
+        return cp_error_code(err);
+    for (int tries = 0; tries < ENSURE_TRIES; tries++) {
+        int r = find_running(e, name, out, err);
+        if (r != 0)
+            return r < 0 ? cp_error_wrap(err, "the egress sidecar") : 0;
+        if (create_sidecar(e, name, image, args, err) < 0)
+            return cp_error_wrap(err, "the egress sidecar");
+    }
+    return cp_error_make(err, CP_ERR_FAILED, 0, "the egress sidecar %s did not stay up", name);
+}
+
+int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out, cp_error_t *err)
+{
+    char token[CP_EGRESS_TOKEN_CHARS + 1];
+    if (cp_egress_box_token(s->secret, box, token, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *url = xasprintf("http://%s:%s@%s:%d", box, token, s->ip, CP_SIDECAR_PORT);
+    explicit_bzero(token, sizeof(token));
+    static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                                        "http_proxy", "https_proxy", "all_proxy"};
+    char **v = xcalloc(ARRAY_SIZE(names) + 1, sizeof(char *));
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        v[i] = xasprintf("%s=%s", names[i], url);
+    explicit_bzero(url, strlen(url));
+    *out = v;
+    return 0;
+}
+
+/* ---- the refusal hint ---- */
+
+int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
+                       time_t since, char ***out, cp_error_t *err)
+{
+    cleanup_free char *url = xasprintf("http://localhost/v%s/containers/%s/logs?stdout=1&stderr=1"
+                                       "&since=%lld",
+                                       e->version, s->id, (long long)since);
+    struct cp_http_req req = {
+        .method = "GET", .url = url, .unix_socket = e->socket, .max_body = LOG_MAX};
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
+        return cp_error_wrap(err, "reading the sidecar's log");
+    if (resp.status != 200)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the sidecar's log: HTTP %ld", resp.status);
+    return cp_egress_log_refused_text(resp.body.data ? resp.body.data : "", resp.body.len, box, out,
+                                      err);
+}
+
+static char *joined(char **v)
+{
+    struct cp_buf b;
+    cp_buf_init(&b, 1 << 20);
+    for (size_t i = 0; v[i] != NULL; i++) {
+        if (i > 0)
+            (void)cp_buf_append(&b, ", ", 2);
+        (void)cp_buf_append(&b, v[i], strlen(v[i]));
+    }
+    (void)cp_buf_append(&b, "", 1);
+    return cp_buf_steal(&b);
+}
+
+void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char *box, time_t since,
+                     const struct cp_allowlist *list, const char *workdir)
+{
+    cleanup_strv char **hosts = NULL;
+    /* The engine's log copier may be a moment behind the proxy's write. */
+    for (int tries = 0; tries < 3; tries++) {
+        cleanup_error cp_error_t err = NULL;
+        cp_strv_free(hosts);
+        hosts = NULL;
+        if (cp_sidecar_refused(e, s, box, since, &hosts, &err) < 0) {
+            cp_debug("%s", err->msg);
+            return;
+        }
+        if (hosts[0] != NULL)
+            break;
+        usleep(150 * 1000);
+    }
+    if (hosts == NULL || hosts[0] == NULL)
+        return;
+    cleanup_free char *refused = joined(hosts), *allowed = cp_allowlist_summary(list);
+    cleanup_free char *example = xstrdup(hosts[0]);
+    example[strcspn(example, ":")] = '\0'; /* a refused port names host:port */
+    cp_say("the sealed box's egress sidecar refused: %s.\n"
+           "The box reaches only: %s (see 'conch-place hosts').\n"
+           "Two ways on: add the host to this folder's egress in config.json "
+           "({\"egress\": {\"%s\": [\"%s\"]}}), or run the command again with --unsealed.",
+           refused, allowed, workdir, example);
+}
+
+/* ---- clean ---- */
+
+static int list_json(struct cp_engine *e, const char *what, const char *filter, json_object **out,
+                     cp_error_t *err)
+{
+    cleanup_free char *esc = cp_engine_escape(filter);
+    cleanup_free char *path = xasprintf("/%s/json?all=1&filters=%s", what, esc);
+    if (strcmp(what, "networks") == 0) {
+        free(path);
+        path = xasprintf("/networks?filters=%s", esc);
+    }
+    return cp_engine_call(e, "GET", path, NULL, out, err);
+}
+
+/* Whether any container other than the sidecar sits on the network. */
+static int network_in_use(struct cp_engine *e, const char *net, const char *sidecar_id, bool *out,
+                          cp_error_t *err)
+{
+    cleanup_free char *filter = xasprintf("{\"network\":[\"%s\"]}", net);
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "containers", filter, &list, err) < 0)
+        return cp_error_code(err);
+    *out = false;
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        const char *id = cp_json_str(json_object_array_get_idx(list, i), "Id");
+        if (id != NULL && (sidecar_id == NULL || strcmp(id, sidecar_id) != 0))
+            *out = true;
+    }
+    return 0;
+}
+
+static bool safe_name(const char *s)
+{
+    return s != NULL && strncmp(s, "conch-egress-", 13) == 0 &&
+           strspn(s + 13, "0123456789abcdef") == strlen(s + 13);
+}
+
+static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
+{
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "containers", "{\"label\":[\"conch.egress=1\"]}", &list, err) < 0)
+        return cp_error_code(err);
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        json_object *c = json_object_array_get_idx(list, i), *names = NULL;
+        const char *id = cp_json_str(c, "Id");
+        json_object_object_get_ex(c, "Names", &names);
+        const char *n0 = json_object_get_string(json_object_array_get_idx(names, 0));
+        const char *name = n0 && n0[0] == '/' ? n0 + 1 : n0;
+        bool used = false;
+        if (id == NULL || !safe_name(name) || network_in_use(e, name, id, &used, err) < 0)
+            return cp_error_code(err);
+        cleanup_error cp_error_t rm = NULL;
+        if (!used && cp_box_remove(e, id, &rm) == 0)
+            (*removed)++;
+    }
+    return 0;
+}
+
+static int clean_networks(struct cp_engine *e, int *removed, cp_error_t *err)
+{
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "networks", "{\"label\":[\"conch.egress=1\"]}", &list, err) < 0)
+        return cp_error_code(err);
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        const char *name = cp_json_str(json_object_array_get_idx(list, i), "Name");
+        bool used = false;
+        if (!safe_name(name) || network_in_use(e, name, NULL, &used, err) < 0)
+            return cp_error_code(err);
+        cleanup_free char *path = xasprintf("/networks/%s", name);
+        cleanup_error cp_error_t rm = NULL;
+        if (!used && cp_engine_call(e, "DELETE", path, NULL, NULL, &rm) == 0)
+            (*removed)++;
+    }
+    return 0;
+}
+
+int cp_sidecar_clean(struct cp_engine *e, int *removed_out, cp_error_t *err)
+{
+    int removed = 0;
+    if (clean_sidecars(e, &removed, err) < 0 || clean_networks(e, &removed, err) < 0)
+        return cp_error_wrap(err, "while removing egress sidecars");
+    *removed_out = removed;
+    return 0;
+}
+
+/* ---- a sealed run ---- */
+
+int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
+                    const char *box, struct cp_seal *out, cp_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->since = time(NULL) - 1;
+    out->box = xstrdup(box);
+    if (cp_allowlist_for(workdir, cfg, &out->list, err) < 0 ||
+        cp_sidecar_ensure(e, &out->list, &out->sidecar, err) < 0 ||
+        cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0) {
+        cp_seal_dispose(out);
+        return cp_error_code(err);
+    }
+    return 0;
+}
+
+void cp_seal_after(struct cp_engine *e, const struct cp_seal *seal, int status, const char *workdir)
+{
+    if (status != 0 && seal->sidecar.id != NULL)
+        cp_sidecar_hint(e, &seal->sidecar, seal->box, seal->since, &seal->list, workdir);
+}
+
+void cp_seal_dispose(struct cp_seal *s)
+{
+    cp_allowlist_dispose(&s->list);
+    cp_sidecar_dispose(&s->sidecar);
+    for (size_t i = 0; s->env != NULL && s->env[i] != NULL; i++)
+        explicit_bzero(s->env[i], strlen(s->env[i]));
+    cp_strv_free(s->env);
+    free(s->box);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,72 @@
+/* The egress sidecar (DESIGN.md, "The egress sidecar"): per allow-list, one internal network and
+ * one `conch-place egress-proxy` box on it and on the engine's default network, labelled
+ * conch.egress=1 with the list's hash, shared by every sealed box with that list, leaving by
+ * itself after 15 idle minutes. Sealed boxes join the internal network with no resolver and
+ * the proxy variables naming the sidecar by address with a per-box credential. */
+#ifndef CONCH_SIDECAR_H
+#define CONCH_SIDECAR_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "places/container/allowlist.h"
+#include "places/container/engine.h"
+
+#define CP_SIDECAR_PORT      3128
+#define CP_SIDECAR_IDLE_SECS 900
+
+/* Knobs for tests and unusual networks, folded into the list's hash:
+ * CONCH_EGRESS_ALLOW_CIDR  comma-separated CIDRs listed names may reach although not public
+ *                          (a network whose resolver answers with reserved addresses);
+ * CONCH_EGRESS_RESOLVE     comma-separated HOST=ADDR pins, still checked like any answer;
+ * CONCH_EGRESS_IDLE        the sidecar's idle seconds before it leaves (default 900). */
+
+struct cp_sidecar {
+    char *name;   /* the sidecar's name, which is also its internal network's */
+    char *id;     /* the sidecar's id */
+    char *ip;     /* its address on the internal network */
+    char *secret; /* read back from its own environment, never stored elsewhere */
+};
+
+/* Finds the running sidecar for this list, or makes its network and it (a dead one is
+ * replaced). Fails, so that no box is made, when the engine cannot make an internal network
+ * or the sidecar does not come up. */
+int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, struct cp_sidecar *out,
+                      cp_error_t *err);
+void cp_sidecar_dispose(struct cp_sidecar *s);
+#define cleanup_sidecar __attribute__((cleanup(cp_sidecar_dispose)))
+
+/* HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lower-case forms for box (a valid box id, see
+ * places/egress/auth.h), as "K=V"; the caller's (cp_strv_free). */
+int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out, cp_error_t *err);
+
+/* The hosts the sidecar refused for box since a time (from its log); the caller's vector. */
+int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
+                       time_t since, char ***out, cp_error_t *err);
+
+/* After a sealed command failed: when the sidecar refused hosts for box, says which, the
+ * allowed list, and the two ways on. Says nothing otherwise. */
+void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char *box, time_t since,
+                     const struct cp_allowlist *list, const char *workdir);
+
+/* What a sealed run needs from all of the above, for the container place to hold. */
+struct cp_seal {
+    struct cp_allowlist list;
+    struct cp_sidecar sidecar;
+    char **env;   /* the proxy variables for this box */
+    char *box;    /* the box's name, which is its proxy user */
+    time_t since; /* when the run began, for reading the sidecar's log */
+};
+
+/* The list for the folder, its sidecar, and the variables for the box named box. */
+int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
+                    const char *box, struct cp_seal *out, cp_error_t *err);
+/* After the command: the hint when it failed and the sidecar refused something for it. */
+void cp_seal_after(struct cp_engine *e, const struct cp_seal *seal, int status,
+                   const char *workdir);
+void cp_seal_dispose(struct cp_seal *s);
+
+/* clean: sidecars no conch box uses any more, then conch.egress networks nothing is on. */
+int cp_sidecar_clean(struct cp_engine *e, int *removed_out, cp_error_t *err);
+
+#endif

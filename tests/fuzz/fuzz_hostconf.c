@@ -1,0 +1,33 @@
+/* Fuzz target: the settings files the allow-list reads (~/.npmrc, ~/.bunfig.toml, pip.conf,
+ * .git/config), each reader on the same bytes, and every address they yield through the URL
+ * checks. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "places/container/hostconf.h"
+#include "src/util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void urls(char **v)
+{
+    for (size_t i = 0; v[i] != NULL; i++) {
+        char *tab = strchr(v[i], '\t');
+        free(cp_url_https_host(tab ? tab + 1 : v[i]));
+        free(cp_url_host(v[i]));
+    }
+    cp_strv_free(v);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    urls(cp_npmrc_registries(text, size));
+    urls(cp_bunfig_registries(text, size));
+    urls(cp_pipconf_indexes(text, size));
+    urls(cp_gitconfig_remotes(text, size));
+    return 0;
+}

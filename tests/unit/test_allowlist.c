@@ -1,0 +1,326 @@
+/* Unit tests for the allow-list: the registries, a moved registry left off with its reason, the
+ * folder's HTTPS remotes (never one with a password, plain HTTP or SSH), the folder's egress,
+ * an unreadable settings file refused, and the readers of npmrc, bunfig, pip.conf and git. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "places/container/allowlist.h"
+#include "places/container/hostconf.h"
+#include "places/container/sidecar.h"
+#include "src/json.h"
+#include "src/util.h"
+
+static char scratch[64];
+static char *home, *work;
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    cleanup_free char *path = xasprintf("%s/%s", dir, name);
+    cleanup_free char *parent = xstrdup(path);
+    *strrchr(parent, '/') = '\0';
+    cleanup_free char *mk = xasprintf("%s", parent);
+    for (char *p = mk + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(mk, 0700);
+            *p = '/';
+        }
+    mkdir(mk, 0700);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    snprintf(scratch, sizeof(scratch), "/tmp/conch-test-allow-XXXXXX");
+    if (mkdtemp(scratch) == NULL)
+        return -1;
+    home = xasprintf("%s/home", scratch);
+    work = xasprintf("%s/work", scratch);
+    mkdir(home, 0700);
+    mkdir(work, 0700);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    cleanup_free char *cmd = xasprintf("%s", scratch);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/rm", "rm", "-rf", "--", cmd, (char *)NULL);
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+    free(home);
+    free(work);
+    return 0;
+}
+
+static int build(struct cp_allowlist *l, const struct cp_config *cfg, cp_error_t *err)
+{
+    struct cp_allowlist_sources src = {.workdir = work, .config = cfg, .home = home};
+    return cp_allowlist_build(&src, l, err);
+}
+
+static const char *left_why(const struct cp_allowlist *l, const char *host)
+{
+    for (size_t i = 0; i < l->nleft_off; i++)
+        if (strcmp(l->left_off[i].host, host) == 0)
+            return l->left_off[i].why;
+    return NULL;
+}
+
+static void test_allowlist__plain_folder__registries_only(void **state)
+{
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_true(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_true(cp_allowlist_has(&l, "pypi.org"));
+    assert_true(cp_allowlist_has(&l, "github.com"));
+    assert_false(cp_allowlist_has(&l, "upload.pypi.org"));
+    assert_false(cp_allowlist_has(&l, "api.github.com"));
+    assert_int_equal(l.nleft_off, 0);
+    assert_false(l.allow_all);
+}
+
+static void test_allowlist__npmrc_registry_moved__npm_left_off(void **state)
+{
+    put(home, ".npmrc", "; comment\nregistry = https://npm.corp.example/repo/\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_false(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_false(cp_allowlist_has(&l, "registry.yarnpkg.com"));
+    assert_true(cp_allowlist_has(&l, "pypi.org"));
+    assert_non_null(left_why(&l, "registry.npmjs.org"));
+    assert_non_null(strstr(left_why(&l, "registry.npmjs.org"), "npm.corp.example"));
+}
+
+static void test_allowlist__npmrc_public_registry__kept(void **state)
+{
+    put(home, ".npmrc",
+        "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=x\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_true(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_int_equal(l.nleft_off, 0);
+}
+
+static void test_allowlist__npmrc_scope_registry__npm_left_off(void **state)
+{
+    put(home, ".npmrc", "@acme:registry=https://npm.acme.example/\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_false(cp_allowlist_has(&l, "registry.npmjs.org"));
+}
+
+static void test_allowlist__bunfig_scope__npm_left_off(void **state)
+{
+    put(home, ".bunfig.toml",
+        "[install.scopes]\nacme = { token = \"t\", url = \"https://bun.acme.example/\" }\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_false(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_non_null(strstr(left_why(&l, "registry.npmjs.org"), "bun.acme.example"));
+}
+
+static void test_allowlist__pip_index_url__pypi_left_off(void **state)
+{
+    put(home, ".config/pip/pip.conf", "[global]\nindex-url = https://pypi.corp.example/simple\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_false(cp_allowlist_has(&l, "pypi.org"));
+    assert_false(cp_allowlist_has(&l, "files.pythonhosted.org"));
+    assert_true(cp_allowlist_has(&l, "registry.npmjs.org"));
+}
+
+static void test_allowlist__unreadable_npmrc__refused(void **state)
+{
+    cleanup_free char *dir = xasprintf("%s/.npmrc", home);
+    assert_int_equal(mkdir(dir, 0700), 0); /* a folder where the file should be: read fails */
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), CP_ERR_FAILED);
+    assert_non_null(strstr(err->msg, "~/.npmrc cannot be read"));
+}
+
+static void test_allowlist__remotes__https_only_without_password(void **state)
+{
+    put(work, ".git/config",
+        "[core]\n\tbare = false\n"
+        "[remote \"origin\"]\n\turl = https://git.corp.example/team/app.git\n"
+        "\tpushurl = https://push.corp.example:443/team/app.git # push\n"
+        "[remote \"pw\"]\n\turl = https://me:hunter2@secret.example/x.git\n"
+        "[remote \"plain\"]\n\turl = http://plain.example/x.git\n"
+        "[remote \"ssh\"]\n\turl = git@ssh.example:x/y.git\n"
+        "[remote \"port\"]\n\turl = https://port.example:8443/x.git\n"
+        "[remote \"ip\"]\n\turl = https://10.0.0.1/x.git\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_true(cp_allowlist_has(&l, "git.corp.example"));
+    assert_true(cp_allowlist_has(&l, "push.corp.example"));
+    assert_false(cp_allowlist_has(&l, "secret.example"));
+    assert_false(cp_allowlist_has(&l, "plain.example"));
+    assert_false(cp_allowlist_has(&l, "ssh.example"));
+    assert_false(cp_allowlist_has(&l, "port.example"));
+    assert_false(cp_allowlist_has(&l, "10.0.0.1"));
+}
+
+static void test_allowlist__worktree_git_file__common_config_read(void **state)
+{
+    put(scratch, "main/.git/config", "[remote \"origin\"]\n\turl = https://wt.example/x.git\n");
+    put(scratch, "main/.git/worktrees/w/commondir", "../..\n");
+    cleanup_free char *gitfile = xasprintf("gitdir: %s/main/.git/worktrees/w\n", scratch);
+    put(work, ".git", gitfile);
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_true(cp_allowlist_has(&l, "wt.example"));
+}
+
+static void test_allowlist__folder_egress__added_and_allow_all(void **state)
+{
+    struct cp_config cfg = {0};
+    cleanup_free char *doc =
+        xasprintf("{\"egress\": {\"%s\": [\"Extra.Example.org\", \"*.cdn.example\"]}}", work);
+    assert_int_equal(cp_json_parse(doc, strlen(doc), "t", &cfg.root, NULL), 0);
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, &cfg, &err), 0);
+    assert_true(cp_allowlist_has(&l, "extra.example.org"));
+    assert_true(cp_allowlist_has(&l, "*.cdn.example"));
+    assert_false(l.allow_all);
+    json_object_put(cfg.root);
+
+    cleanup_free char *all = xasprintf("{\"egress\": {\"%s\": \"allow-all\"}}", work);
+    assert_int_equal(cp_json_parse(all, strlen(all), "t", &cfg.root, NULL), 0);
+    cleanup_allowlist struct cp_allowlist l2 = {0};
+    assert_int_equal(build(&l2, &cfg, &err), 0);
+    assert_true(l2.allow_all);
+    cleanup_json json_object *j = cp_allowlist_json(&l2);
+    assert_non_null(
+        strstr(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), "\"host\":\"*\""));
+    json_object_put(cfg.root);
+}
+
+static void test_allowlist__hash__differs_by_list_and_extra(void **state)
+{
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    char a[65], b[65], c[65];
+    cp_allowlist_hash(&l, "x", a);
+    cp_allowlist_hash(&l, "y", b);
+    l.allow_all = true;
+    cp_allowlist_hash(&l, "x", c);
+    assert_int_equal(strlen(a), 64);
+    assert_string_not_equal(a, b);
+    assert_string_not_equal(a, c);
+}
+
+static void test_hostconf__url_host__strict(void **state)
+{
+    char *h = cp_url_https_host("HTTPS://GitHub.com/x");
+    assert_string_equal(h, "github.com");
+    free(h);
+    assert_null(cp_url_https_host("https://u:p@github.com/x"));
+    assert_null(cp_url_https_host("https://github.com:22/x"));
+    assert_null(cp_url_https_host("ssh://github.com/x"));
+    assert_null(cp_url_https_host("https://[::1]/x"));
+    assert_null(cp_url_https_host("https://github.com./x"));
+    h = cp_url_https_host("https://token@github.com/x");
+    assert_string_equal(h, "github.com"); /* a user alone is not a password */
+    free(h);
+}
+
+static void test_hostconf__readers__keys_and_sections(void **state)
+{
+    const char npmrc[] = "registry=\"https://a.example/\"\n@s:registry=https://b.example/\n"
+                         "//a.example/:_authToken=secret\n";
+    cleanup_strv char **n = cp_npmrc_registries(npmrc, strlen(npmrc));
+    assert_int_equal(cp_strv_len(n), 2);
+    assert_string_equal(n[0], "https://a.example/");
+    const char pip[] = "[download]\nindex-url = https://x.example/\n[install]\nindex_url: "
+                       "https://y.example/\n";
+    cleanup_strv char **p = cp_pipconf_indexes(pip, strlen(pip));
+    assert_int_equal(cp_strv_len(p), 1);
+    assert_string_equal(p[0], "https://y.example/");
+    const char bun[] = "[install]\nregistry = \"https://r.example/\" # c\n"
+                       "[install.scopes.acme]\nurl = 'https://s.example/'\n";
+    cleanup_strv char **b = cp_bunfig_registries(bun, strlen(bun));
+    assert_int_equal(cp_strv_len(b), 2);
+    assert_string_equal(b[1], "https://s.example/");
+    const char git[] = "[Remote \"Up\"]\nURL = \"https://g.example/x\"\n[remote.old]\nurl=https://"
+                       "o.example/\n[branch \"main\"]\nurl = https://no.example/\n";
+    cleanup_strv char **g = cp_gitconfig_remotes(git, strlen(git));
+    assert_int_equal(cp_strv_len(g), 2);
+    assert_string_equal(g[0], "Up\thttps://g.example/x");
+    assert_string_equal(g[1], "old\thttps://o.example/");
+}
+
+static void test_sidecar__box_env__six_variables_with_token(void **state)
+{
+    struct cp_sidecar s = {.ip = "10.89.0.2", .secret = "0123456789abcdef0123456789abcdef"};
+    cleanup_strv char **env = NULL;
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_sidecar_box_env(&s, "conch-1-aa", &env, &err), 0);
+    assert_int_equal(cp_strv_len(env), 6);
+    const char *want[] = {
+        "HTTP_PROXY=", "HTTPS_PROXY=", "ALL_PROXY=", "http_proxy=", "https_proxy=", "all_proxy="};
+    for (size_t i = 0; i < 6; i++) {
+        assert_true(strncmp(env[i], want[i], strlen(want[i])) == 0);
+        assert_non_null(strstr(env[i], "=http://conch-1-aa:"));
+        assert_non_null(strstr(env[i], "@10.89.0.2:3128"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_allowlist__plain_folder__registries_only, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__npmrc_registry_moved__npm_left_off, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__npmrc_public_registry__kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__npmrc_scope_registry__npm_left_off, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__bunfig_scope__npm_left_off, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__pip_index_url__pypi_left_off, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__unreadable_npmrc__refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__remotes__https_only_without_password, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__worktree_git_file__common_config_read,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__folder_egress__added_and_allow_all, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__hash__differs_by_list_and_extra, setup,
+                                        teardown),
+        cmocka_unit_test(test_hostconf__url_host__strict),
+        cmocka_unit_test(test_hostconf__readers__keys_and_sections),
+        cmocka_unit_test(test_sidecar__box_env__six_variables_with_token),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
