@@ -52,9 +52,19 @@ start_podman() {
     wait_for /run/podman/podman.sock podman
 }
 
+# Docker sets the host's FORWARD policy to DROP, and with bridge netfilter on, Podman's internal
+# bridges (netavark adds no ACCEPT for them) then drop even box-to-sidecar traffic. Two engines
+# on one host is this test machine's doing, so the test set-up lets Podman's bridges through.
+let_podman_bridges_through() {
+    command -v iptables >/dev/null || return 0
+    iptables -S DOCKER-USER >/dev/null 2>&1 || return 0
+    iptables -C DOCKER-USER -i podman+ -o podman+ -j ACCEPT 2>/dev/null ||
+        iptables -I DOCKER-USER -i podman+ -o podman+ -j ACCEPT
+}
+
 case "${1:-all}" in
 docker) start_docker ;;
 podman) start_podman ;;
-all) start_docker && start_podman ;;
+all) start_docker && start_podman && let_podman_bridges_through ;;
 *) echo "usage: engines.sh [docker|podman|all]" >&2; exit 2 ;;
 esac
