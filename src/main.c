@@ -10,12 +10,13 @@
 #include "src/command.h"
 #include "src/log.h"
 
+/* 2, except for run: its own statuses are the command's, so every failure of ours is 125. */
 static int usage_failure(cp_error_t *err, const struct cp_command *cmd)
 {
     cp_error_print(err);
     if (cmd != NULL)
         fprintf(stderr, "See 'conch-place help %s'.\n", cmd->name);
-    return 2;
+    return cmd != NULL && cmd->failure_status == 125 ? 125 : 2;
 }
 
 int main(int argc, char **argv)
