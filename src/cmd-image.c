@@ -12,6 +12,7 @@
 #include "places/container/egress-image.h"
 #include "places/container/engine.h"
 #include "places/container/images.h"
+#include "places/container/rootfs.h"
 #include "src/command.h"
 #include "src/log.h"
 #include "src/settings.h"
@@ -38,57 +39,6 @@ static const struct kind kinds[] = {
     {"test", CP_IMAGE_TEST, "test-rootfs.sh", test_changes},
 };
 
-/* Scripts sit beside an uninstalled binary's source tree, else in the installed data dir. */
-static char *find_script(const char *name)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash != NULL)
-            *slash = '\0';
-        char *local = xasprintf("%s/images/%s", self, name);
-        if (access(local, R_OK) == 0)
-            return local;
-        free(local);
-    }
-    return xasprintf("%s/images/%s", PKGDATADIR, name);
-}
-
-static int run_script(const char *script, const char *rootfs, cp_error_t *err)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "fork");
-    if (pid == 0) {
-        execl("/bin/sh", "sh", script, rootfs, (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "waitpid");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return cp_error_make(err, CP_ERR_FAILED, 0,
-                             "%s failed (status %d); its output above says "
-                             "why",
-                             script, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-    return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/rm", "rm", "-rf", "--one-file-system", "--", dir, (char *)NULL);
-        _exit(127);
-    }
-    if (pid > 0)
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-}
-
 static int build(struct cp_engine *e, const struct kind *k, cp_error_t *err)
 {
     if (k->image == NULL) {
@@ -98,16 +48,7 @@ static int build(struct cp_engine *e, const struct kind *k, cp_error_t *err)
         printf("%s: made %s on %s\n", k->name, name, e->kind);
         return 0;
     }
-    cleanup_free char *script = find_script(k->script);
-    char tmpl[] = "/var/tmp/conch-rootfs-XXXXXX";
-    if (mkdtemp(tmpl) == NULL)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a folder in /var/tmp");
-    cp_say("making the %s root filesystem in %s with %s", k->name, tmpl, script);
-    int r = run_script(script, tmpl, err);
-    if (r == 0)
-        r = cp_image_import(e, tmpl, k->image, k->changes, err);
-    remove_tree(tmpl);
-    return r;
+    return cp_rootfs_image(e, k->script, k->image, k->changes, NULL, err);
 }
 
 static int image_handler(const struct cp_parsed *args, cp_error_t *err)

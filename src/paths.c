@@ -49,6 +49,18 @@ int cp_conch_home(int create, char **out, cp_error_t *err)
     return 0;
 }
 
+int cp_workplaces_dir(char **out, cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_conch_home(1, &home, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *dir = xasprintf("%s/workplaces", home);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
+    *out = steal_pointer(&dir);
+    return 0;
+}
+
 int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
                          cp_error_t *err)
 {

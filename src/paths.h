@@ -8,6 +8,8 @@
 int cp_home_dir(char **out, cp_error_t *err);
 /* $CONCH_HOME, else ~/.conch; created (0700) when create is set. */
 int cp_conch_home(int create, char **out, cp_error_t *err);
+/* $CONCH_HOME/workplaces (derived state: manifests, locks), made (0700) if absent. */
+int cp_workplaces_dir(char **out, cp_error_t *err);
 /* Writes data to path through a temporary file and a rename, with the given mode. */
 int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
                          cp_error_t *err);

@@ -15,3 +15,4 @@ libconch_la_SOURCES += \
 	places/container/sidecar.c places/container/sidecar.h \
 	places/container/place-container.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h
+libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h

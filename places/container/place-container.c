@@ -73,12 +73,9 @@ static void cleanup_statep(struct container_state **s)
 /* The host file laid read-only over each protected file: empty, and ours. */
 static int empty_file(char **out, cp_error_t *err)
 {
-    cleanup_free char *home = NULL;
-    if (cp_conch_home(1, &home, err) < 0)
+    cleanup_free char *dir = NULL;
+    if (cp_workplaces_dir(&dir, err) < 0)
         return cp_error_code(err);
-    cleanup_free char *dir = xasprintf("%s/workplaces", home);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
     cleanup_free char *path = xasprintf("%s/empty", dir);
     struct stat st;
     if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {

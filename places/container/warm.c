@@ -80,12 +80,9 @@ bool cp_warm_unclaimed(const char *name)
 /* Claims are serialised per person: the engine's rename is no compare-and-swap. */
 static int lock_claims(cp_error_t *err)
 {
-    cleanup_free char *home = NULL;
-    if (cp_conch_home(1, &home, err) < 0)
+    cleanup_free char *dir = NULL;
+    if (cp_workplaces_dir(&dir, err) < 0)
         return cp_error_code(err);
-    cleanup_free char *dir = xasprintf("%s/workplaces", home);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
     cleanup_free char *path = xasprintf("%s/warm.lock", dir);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
