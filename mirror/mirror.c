@@ -350,6 +350,8 @@ int cp_mirror_pull(struct cp_transport *t, const struct cp_mirror_opts *o,
     plan_pull(&there, &m, &p, rep);
     if (p.nasks > 0 && pull_exchange(t, o, &p, rep, err) < 0)
         return cp_error_wrap(err, "while bringing back the changes; nothing landed");
+    if (p.nasks == 0 && p.ngone == 0)
+        return 0; /* the agreed state is the one already saved */
     apply_deletions(o, &p, &m, rep, err);
     cleanup_manifest struct cp_manifest next = {0};
     record_pull(&m, &p, &there, &next);
