@@ -307,18 +307,16 @@ static bool far_name_ok(const char *n, size_t nlen)
 }
 
 /* Keeps one parsed far entry; n is "./NAME" and ends in a NUL. */
-static void far_add(struct cp_listing *out, const char *n, const struct cp_sig *sig,
-                    const struct cp_rules *rules)
+static void far_add(struct cp_listing *out, const char *n, const struct cp_sig *sig)
 {
     struct cp_entry *e = listing_add(out, xstrdup(n + 2));
     e->sig = *sig;
-    e->why = cp_rules_check(rules, e->path);
     out->bytes += sig->size;
 }
 
 /* Form 1: the NUL-separated names, an empty one, then a stat line per name. */
-static int parse_far_v1(const char *names, const char *end, const struct cp_rules *rules,
-                        size_t max_files, struct cp_listing *out, cp_error_t *err)
+static int parse_far_v1(const char *names, const char *end, size_t max_files,
+                        struct cp_listing *out, cp_error_t *err)
 {
     const char *stop = names;
     size_t count = 0;
@@ -337,7 +335,7 @@ static int parse_far_v1(const char *names, const char *end, const struct cp_rule
         size_t nlen = strlen(n);
         struct cp_sig sig = {0};
         if (far_name_ok(n, nlen) && parse_record(&fp, n, nlen, &sig) == 0)
-            far_add(out, n, &sig, rules);
+            far_add(out, n, &sig);
     }
     return 0;
 }
@@ -358,8 +356,8 @@ static int parse_record_v2(struct far_parse *fp, struct cp_sig *sig)
 }
 
 /* Form 2: self-contained records, each ending in a NUL; a damaged one is skipped whole. */
-static int parse_far_v2(const char *p, const char *end, const struct cp_rules *rules,
-                        size_t max_files, struct cp_listing *out, cp_error_t *err)
+static int parse_far_v2(const char *p, const char *end, size_t max_files, struct cp_listing *out,
+                        cp_error_t *err)
 {
     size_t count = 0;
     while (p < end) {
@@ -371,22 +369,22 @@ static int parse_far_v2(const char *p, const char *end, const struct cp_rules *r
         struct far_parse fp = {p, nul};
         struct cp_sig sig = {0};
         if (parse_record_v2(&fp, &sig) == 0 && far_name_ok(fp.p, (size_t)(nul - fp.p)))
-            far_add(out, fp.p, &sig, rules);
+            far_add(out, fp.p, &sig);
         p = nul + 1;
     }
     return 0;
 }
 
-int cp_listing_parse_far(const char *data, size_t len, const struct cp_rules *rules,
-                         size_t max_files, struct cp_listing *out, cp_error_t *err)
+int cp_listing_parse_far(const char *data, size_t len, size_t max_files, struct cp_listing *out,
+                         cp_error_t *err)
 {
     static const char v1[] = "conch-list 1\n", v2[] = "conch-list 2\n";
     const char *end = data + len;
     int rc;
     if (len >= sizeof(v1) - 1 && memcmp(data, v1, sizeof(v1) - 1) == 0)
-        rc = parse_far_v1(data + sizeof(v1) - 1, end, rules, max_files, out, err);
+        rc = parse_far_v1(data + sizeof(v1) - 1, end, max_files, out, err);
     else if (len >= sizeof(v2) - 1 && memcmp(data, v2, sizeof(v2) - 1) == 0)
-        rc = parse_far_v2(data + sizeof(v2) - 1, end, rules, max_files, out, err);
+        rc = parse_far_v2(data + sizeof(v2) - 1, end, max_files, out, err);
     else
         return far_bad(err, "no header");
     if (rc < 0)
