@@ -12,8 +12,9 @@ cp_flush_err() {
     if [ -s "$cp_tmp/err" ]; then head -c 65536 "$cp_tmp/err" >&2; fi
 }
 
+# The copy usually exists: cd first, so that mkdir runs only the first time.
 cp_enter() {
-    mkdir -p -- "$1" 2>>"$cp_tmp/err" && cd -- "$1" 2>>"$cp_tmp/err" || {
+    cd -- "$1" 2>/dev/null || { mkdir -p -- "$1" 2>>"$cp_tmp/err" && cd -- "$1" 2>>"$cp_tmp/err"; } || {
         cp_flush_err
         exit 121
     }
