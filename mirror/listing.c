@@ -218,7 +218,7 @@ static int parse_u64(struct far_parse *fp, int base, uint64_t *out)
                 : (base == 16 && *s >= 'a' && *s <= 'f') ? *s - 'a' + 10
                 : (base == 16 && *s >= 'A' && *s <= 'F') ? *s - 'A' + 10
                                                          : -1;
-        if (d < 0)
+        if (d < 0 || d >= base)
             break;
         if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
             return -1;
@@ -301,13 +301,23 @@ static void drop_duplicates(struct cp_listing *l)
     l->n = w;
 }
 
-int cp_listing_parse_far(const char *data, size_t len, const struct cp_rules *rules,
-                         size_t max_files, struct cp_listing *out, cp_error_t *err)
+static bool far_name_ok(const char *n, size_t nlen)
 {
-    static const char header[] = "conch-list 1\n";
-    if (len < sizeof(header) - 1 || memcmp(data, header, sizeof(header) - 1) != 0)
-        return far_bad(err, "no header");
-    const char *names = data + sizeof(header) - 1, *end = data + len;
+    return nlen >= 3 && n[0] == '.' && n[1] == '/';
+}
+
+/* Keeps one parsed far entry; n is "./NAME" and ends in a NUL. */
+static void far_add(struct cp_listing *out, const char *n, const struct cp_sig *sig)
+{
+    struct cp_entry *e = listing_add(out, xstrdup(n + 2));
+    e->sig = *sig;
+    out->bytes += sig->size;
+}
+
+/* Form 1: the NUL-separated names, an empty one, then a stat line per name. */
+static int parse_far_v1(const char *names, const char *end, size_t max_files,
+                        struct cp_listing *out, cp_error_t *err)
+{
     const char *stop = names;
     size_t count = 0;
     while (stop < end && *stop != '\0') { /* the names end at an empty one */
@@ -324,13 +334,61 @@ int cp_listing_parse_far(const char *data, size_t len, const struct cp_rules *ru
     for (const char *n = names; n < stop; n += strlen(n) + 1) {
         size_t nlen = strlen(n);
         struct cp_sig sig = {0};
-        if (nlen < 3 || n[0] != '.' || n[1] != '/' || parse_record(&fp, n, nlen, &sig) < 0)
-            continue;
-        struct cp_entry *e = listing_add(out, xstrdup(n + 2));
-        e->sig = sig;
-        e->why = cp_rules_check(rules, e->path);
-        out->bytes += sig.size;
+        if (far_name_ok(n, nlen) && parse_record(&fp, n, nlen, &sig) == 0)
+            far_add(out, n, &sig);
     }
+    return 0;
+}
+
+/* One form-2 record "TYPE PERMS SIZE MTIME CTIME "; the name follows up to its NUL. */
+static int parse_record_v2(struct far_parse *fp, struct cp_sig *sig)
+{
+    uint64_t perms = 0, size = 0;
+    if (expect_char(fp, 'f') < 0 || expect_char(fp, ' ') < 0 || parse_u64(fp, 8, &perms) < 0 ||
+        perms > 07777 || expect_char(fp, ' ') < 0 || parse_u64(fp, 10, &size) < 0 ||
+        expect_char(fp, ' ') < 0 || parse_time(fp, &sig->mtime_ns) < 0 ||
+        expect_char(fp, ' ') < 0 || parse_time(fp, &sig->ctime_ns) < 0 || expect_char(fp, ' ') < 0)
+        return -1;
+    sig->size = size;
+    sig->mode = (uint32_t)perms;
+    sig->ino = 0;
+    return 0;
+}
+
+/* Form 2: self-contained records, each ending in a NUL; a damaged one is skipped whole. */
+static int parse_far_v2(const char *p, const char *end, size_t max_files, struct cp_listing *out,
+                        cp_error_t *err)
+{
+    size_t count = 0;
+    while (p < end) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        if (nul == NULL)
+            return far_bad(err, "a record without its end");
+        if (++count > max_files)
+            return far_bad(err, "too many names");
+        struct far_parse fp = {p, nul};
+        struct cp_sig sig = {0};
+        if (parse_record_v2(&fp, &sig) == 0 && far_name_ok(fp.p, (size_t)(nul - fp.p)))
+            far_add(out, fp.p, &sig);
+        p = nul + 1;
+    }
+    return 0;
+}
+
+int cp_listing_parse_far(const char *data, size_t len, size_t max_files, struct cp_listing *out,
+                         cp_error_t *err)
+{
+    static const char v1[] = "conch-list 1\n", v2[] = "conch-list 2\n";
+    const char *end = data + len;
+    int rc;
+    if (len >= sizeof(v1) - 1 && memcmp(data, v1, sizeof(v1) - 1) == 0)
+        rc = parse_far_v1(data + sizeof(v1) - 1, end, max_files, out, err);
+    else if (len >= sizeof(v2) - 1 && memcmp(data, v2, sizeof(v2) - 1) == 0)
+        rc = parse_far_v2(data + sizeof(v2) - 1, end, max_files, out, err);
+    else
+        return far_bad(err, "no header");
+    if (rc < 0)
+        return rc;
     if (out->n > 0)
         qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
     drop_duplicates(out);

@@ -23,8 +23,7 @@ struct cp_sig {
 struct cp_entry {
     char *path; /* relative, canonical: no "./", no trailing slash */
     struct cp_sig sig;
-    uint64_t dev;    /* here: to check a file is the one listed when it is read */
-    const char *why; /* there: why it may not come back, or NULL */
+    uint64_t dev; /* here: to check a file is the one listed when it is read */
 };
 
 struct cp_listing {
@@ -52,9 +51,10 @@ int cp_listing_local(int rootfd, const struct cp_rules *rules, const struct cp_l
                      struct cp_listing *out, struct cp_mirror_report *rep, cp_error_t *err);
 
 /* Parses the far listing script's output (far/common.sh, cp_list). Hostile input: every
- * name is kept as given but marked with why it may not come back. */
-int cp_listing_parse_far(const char *data, size_t len, const struct cp_rules *rules,
-                         size_t max_files, struct cp_listing *out, cp_error_t *err);
+ * name is kept as given; whoever asks for one judges it first (cp_rules_check), and the
+ * landing judges it again. */
+int cp_listing_parse_far(const char *data, size_t len, size_t max_files, struct cp_listing *out,
+                         cp_error_t *err);
 
 const struct cp_entry *cp_listing_find(const struct cp_listing *l, const char *path);
 

@@ -36,7 +36,11 @@ void cp_manifest_sort(struct cp_manifest *m)
 {
     if (m->n == 0)
         return;
-    qsort(m->v, m->n, sizeof(*m->v), mentry_cmp);
+    size_t k = 1; /* a saved manifest is already in order: one pass says so */
+    while (k < m->n && strcmp(m->v[k - 1].path, m->v[k].path) < 0)
+        k++;
+    if (k < m->n)
+        qsort(m->v, m->n, sizeof(*m->v), mentry_cmp);
     size_t w = 0;
     for (size_t i = 0; i < m->n; i++) {
         if (i + 1 < m->n && strcmp(m->v[i].path, m->v[i + 1].path) == 0) {
@@ -101,12 +105,44 @@ int cp_manifest_path(const char *place, const char *chat, int create, char **out
     return 0;
 }
 
+/* Decimal digits of v, written backwards from end; returns where they start. */
+static char *put_u64(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return end;
+}
+
+static char *put_i64(char *end, int64_t v)
+{
+    if (v >= 0)
+        return put_u64(end, (uint64_t)v);
+    end = put_u64(end, -(uint64_t)v);
+    *--end = '-';
+    return end;
+}
+
+/* "SIZE MTIME CTIME INO MODEOCTAL" and sep; built from the end, as snprintf is slow here. */
 static void append_sig(struct cp_buf *b, const struct cp_sig *s, char sep, int *ok)
 {
-    char line[160];
-    int n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64 " %o%c",
-                     s->size, s->mtime_ns, s->ctime_ns, s->ino, (unsigned)s->mode, sep);
-    if (n < 0 || (size_t)n >= sizeof(line) || cp_buf_append(b, line, (size_t)n) < 0)
+    char line[160], *end = line + sizeof(line), *p = end;
+    *--p = sep;
+    uint32_t mode = s->mode;
+    do {
+        *--p = (char)('0' + (mode & 7));
+        mode >>= 3;
+    } while (mode != 0);
+    *--p = ' ';
+    p = put_u64(p, s->ino);
+    *--p = ' ';
+    p = put_i64(p, s->ctime_ns);
+    *--p = ' ';
+    p = put_i64(p, s->mtime_ns);
+    *--p = ' ';
+    p = put_u64(p, s->size);
+    if (cp_buf_append(b, p, (size_t)(end - p)) < 0)
         *ok = 0;
 }
 

@@ -148,7 +148,7 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     }
     if (rc < 0)
         return rc;
-    return cp_listing_parse_far(out.data, out.len, o->rules, SIZE_MAX / 2, there, err);
+    return cp_listing_parse_far(out.data, out.len, SIZE_MAX / 2, there, err);
 }
 
 int cp_mirror_push(struct cp_transport *t, const struct cp_mirror_opts *o,
@@ -186,7 +186,7 @@ static int far_listing(struct cp_transport *t, const struct cp_mirror_opts *o, s
         cp_remote_close_stdin(r, err) < 0 || read_all(r, false, LISTING_MAX, true, &out, err) < 0 ||
         far_finish(r, "listing the far copy", err) < 0)
         return cp_error_wrap(err, "while listing the far copy");
-    return cp_listing_parse_far(out.data, out.len, o->rules, max_files, there, err);
+    return cp_listing_parse_far(out.data, out.len, max_files, there, err);
 }
 
 struct pull_plan {
@@ -205,7 +205,8 @@ static void pull_plan_dispose(struct pull_plan *p)
 }
 
 static void plan_pull(const struct cp_listing *there, const struct cp_manifest *m,
-                      struct pull_plan *p, struct cp_mirror_report *rep)
+                      const struct cp_rules *rules, struct pull_plan *p,
+                      struct cp_mirror_report *rep)
 {
     p->asks = xcalloc(there->n, sizeof(*p->asks));
     p->gone = xcalloc(m->n, sizeof(*p->gone));
@@ -214,9 +215,10 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
         const struct cp_mentry *me = cp_manifest_find(m, f->path);
         if (me != NULL && cp_sig_equal(&me->there, &f->sig))
             continue;
-        if (f->why != NULL) {
+        const char *why = cp_rules_check(rules, f->path);
+        if (why != NULL) {
             cleanup_free char *shown = cp_escape(f->path);
-            cp_report(rep, "not brought back: %s (%s)", shown, f->why);
+            cp_report(rep, "not brought back: %s (%s)", shown, why);
             if (rep != NULL)
                 rep->not_carried++;
             continue;
@@ -347,9 +349,11 @@ int cp_mirror_pull(struct cp_transport *t, const struct cp_mirror_opts *o,
         far_listing(t, o, lim.max_files * 2, &there, err) < 0)
         return cp_error_wrap(err, "while bringing back the changes");
     struct pull_plan p __attribute__((cleanup(pull_plan_dispose))) = {0};
-    plan_pull(&there, &m, &p, rep);
+    plan_pull(&there, &m, o->rules, &p, rep);
     if (p.nasks > 0 && pull_exchange(t, o, &p, rep, err) < 0)
         return cp_error_wrap(err, "while bringing back the changes; nothing landed");
+    if (p.nasks == 0 && p.ngone == 0)
+        return 0; /* the agreed state is the one already saved */
     apply_deletions(o, &p, &m, rep, err);
     cleanup_manifest struct cp_manifest next = {0};
     record_pull(&m, &p, &there, &next);

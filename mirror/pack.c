@@ -118,19 +118,33 @@ static int pack_one(struct archive *a, int rootfd, const struct cp_entry *e, boo
     return 0;
 }
 
-static int pack_deletions(struct archive *a, const char *const *deletions, size_t ndel,
-                          cp_error_t *err)
+/* A member of NUL-separated names, each after prefix: the far script's instructions. */
+static int pack_names(struct archive *a, const char *member, const char *prefix,
+                      const char *const *names, const bool *keep, size_t n, cp_error_t *err)
 {
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, 64u * 1024 * 1024);
-    for (size_t i = 0; i < ndel; i++)
-        if (cp_buf_append(&b, deletions[i], strlen(deletions[i]) + 1) < 0)
-            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the deletion list is too long");
-    if (write_header(a, CP_DELETIONS_NAME, b.len, 0600, 0, err) < 0)
+    for (size_t i = 0; i < n; i++)
+        if ((keep == NULL || keep[i]) && (cp_buf_append(&b, prefix, strlen(prefix)) < 0 ||
+                                          cp_buf_append(&b, names[i], strlen(names[i]) + 1) < 0))
+            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the list of names is too long");
+    if (write_header(a, member, b.len, 0600, 0, err) < 0)
         return cp_error_code(err);
     if (b.len > 0 && archive_write_data(a, b.data, b.len) < 0)
         return write_failed(a, err);
     return 0;
+}
+
+/* The names sent, so that the far side lists only those back, not the whole copy. */
+static int pack_sent(struct archive *a, const struct cp_entry *const *files, size_t n,
+                     const bool *sent, cp_error_t *err)
+{
+    const char **names = xcalloc(n + 1, sizeof(*names));
+    for (size_t i = 0; i < n; i++)
+        names[i] = files[i]->path;
+    int rc = pack_names(a, CP_SENT_NAME, "./", names, sent, n, err);
+    free(names);
+    return rc;
 }
 
 int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
@@ -147,7 +161,9 @@ int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *
     for (size_t i = 0; i < n; i++)
         if (pack_one(a, rootfd, files[i], &sent[i], rep, err) < 0)
             return cp_error_wrap(err, "while sending the changes");
-    if (ndel > 0 && pack_deletions(a, deletions, ndel, err) < 0)
+    if (ndel > 0 && pack_names(a, CP_DELETIONS_NAME, "", deletions, NULL, ndel, err) < 0)
+        return cp_error_code(err);
+    if (pack_sent(a, files, n, sent, err) < 0)
         return cp_error_code(err);
     if (archive_write_close(a) != ARCHIVE_OK)
         return write_failed(a, err);

@@ -145,7 +145,7 @@ static const char *component_place(const struct cp_rules *r, const char *comp, c
             return ".git/config";
     }
     if (strncmp(comp, CP_STAGING_PREFIX, strlen(CP_STAGING_PREFIX)) == 0 ||
-        strcmp(comp, CP_DELETIONS_NAME) == 0)
+        strcmp(comp, CP_DELETIONS_NAME) == 0 || strcmp(comp, CP_SENT_NAME) == 0)
         return "name reserved by the mirror";
     return NULL;
 }

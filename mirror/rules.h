@@ -13,6 +13,7 @@
 #define CP_STAGING_PREFIX ".conch-staging-"
 /* The push's deletion list travels inside the tar under this name. */
 #define CP_DELETIONS_NAME ".conch-mirror-deletions"
+#define CP_SENT_NAME      ".conch-mirror-sent"
 
 /* Protected places: fnmatch patterns matched case-insensitively against every component.
  * NULL patterns means DESIGN.md's defaults. */

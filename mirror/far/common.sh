@@ -12,22 +12,57 @@ cp_flush_err() {
     if [ -s "$cp_tmp/err" ]; then head -c 65536 "$cp_tmp/err" >&2; fi
 }
 
+# The copy usually exists: cd first, so that mkdir runs only the first time.
 cp_enter() {
-    mkdir -p -- "$1" 2>>"$cp_tmp/err" && cd -- "$1" 2>>"$cp_tmp/err" || {
+    cd -- "$1" 2>/dev/null || { mkdir -p -- "$1" 2>>"$cp_tmp/err" && cd -- "$1" 2>>"$cp_tmp/err"; } || {
         cp_flush_err
         exit 121
     }
 }
 
-# The listing: a header line, the names of the plain files (NUL after each, an empty name
-# at the end), then one stat record per name in the same order: "MODEHEX SIZE MTIME CTIME
-# NAME\n". Names may hold newlines, so the near side pairs records with the NUL list
-# instead of splitting lines. Dependency folders are pruned here; other rules apply there.
-cp_list() {
+# The listing, in one of two forms the near side both reads:
+#   "conch-list 2\n", then per plain file "TYPE PERMS SIZE MTIME CTIME ./NAME\0" (PERMS in
+#   octal), all printed by GNU find in one process, from the same stat as its test;
+#   "conch-list 1\n", then the names (NUL after each, an empty name at the end), then one stat
+#   record per name in the same order: "MODEHEX SIZE MTIME CTIME NAME\n", by any find and
+#   stat (GNU, BSD, busybox). Names may hold newlines, so the near side pairs records with
+#   the NUL list instead of splitting lines.
+# Dependency folders are pruned here; other rules apply there. cp_list FILE lists only the
+# names in FILE ("./NAME", NUL-separated), in the same forms.
+cp_record='%y %m %s %T@ %C@ %p\000'
+
+# GNU find, known by what it prints, not by its name: anything else takes the POSIX way.
+cp_gnu_find() {
+    case $(find . -prune -printf "$cp_record" 2>/dev/null | tr '\000' '\n') in
+    'd '[0-7]*' '[0-9]*' '[0-9]*.[0-9]*' '[0-9]*.[0-9]*' .') return 0 ;;
+    esac
+    return 1
+}
+
+cp_find() {
     find . \( -type d \( -iname node_modules -o -iname .venv -o -iname venv \
         -o -iname target -o -iname __pycache__ -o -iname .gradle -o -iname .tox \
         -o -name '.conch-staging-*' -o -path ./.git/hooks \) -prune \) \
-        -o \( -type f -print0 \) >"$cp_tmp/names" 2>>"$cp_tmp/err"
+        -o \( -type f "$@" \) 2>>"$cp_tmp/err"
+}
+
+cp_list() {
+    if cp_gnu_find; then
+        printf 'conch-list 2\n'
+        if [ $# -eq 0 ]; then
+            cp_find -printf "$cp_record"
+        elif [ -s "$1" ]; then
+            # The names are starting points: each begins with "./", never a dash or "(".
+            xargs -0 sh -c 'exec find "$@" -prune -type f -printf "$0"' "$cp_record" \
+                <"$1" 2>>"$cp_tmp/err"
+        fi
+        return 0
+    fi
+    if [ $# -eq 0 ]; then
+        cp_find -print0 >"$cp_tmp/names"
+    else
+        cat "$1" >"$cp_tmp/names"
+    fi
     printf 'conch-list 1\n'
     cat "$cp_tmp/names"
     printf '\000'

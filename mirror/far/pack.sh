@@ -2,11 +2,14 @@
 # a tar of exactly those files, nothing else.
 cp_enter "$1"
 cat >"$cp_tmp/asked"
-if tar --version 2>/dev/null | grep -q 'GNU tar'; then
+case $(tar --version 2>/dev/null) in
+*'GNU tar'*)
     tar --null --verbatim-files-from --no-recursion -cf - -T "$cp_tmp/asked" 2>>"$cp_tmp/err"
-else
+    ;;
+*)
     tar --null -n -cf - -T "$cp_tmp/asked" 2>>"$cp_tmp/err"
-fi
+    ;;
+esac
 rc=$?
 cp_flush_err
 exit "$rc"

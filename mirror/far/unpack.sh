@@ -1,8 +1,15 @@
 # unpack ROOT: standard input is a tar written by conch-place; it may hold the deletion list
-# as .conch-mirror-deletions (NUL-separated names). Extracts, deletes, then lists.
+# as .conch-mirror-deletions (NUL-separated names) and .conch-mirror-sent (the names it
+# holds, "./NAME" NUL-separated). Extracts, deletes, then lists what was sent (everything if
+# the tar does not say).
 cp_enter "$1"
 tar -xf - 2>>"$cp_tmp/err"
 rc=$?
+listed=
+if [ -f .conch-mirror-sent ]; then
+    cat .conch-mirror-sent >"$cp_tmp/sent" && listed="$cp_tmp/sent"
+    rm -f .conch-mirror-sent
+fi
 if [ -f .conch-mirror-deletions ]; then
     xargs -0 rm -f -- <.conch-mirror-deletions 2>>"$cp_tmp/err"
     rm -f .conch-mirror-deletions
@@ -11,6 +18,10 @@ if [ "$rc" -ne 0 ]; then
     cp_flush_err
     exit "$rc"
 fi
-cp_list
+if [ -n "$listed" ]; then
+    cp_list "$listed"
+else
+    cp_list
+fi
 cp_flush_err
 exit 0

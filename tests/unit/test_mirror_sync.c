@@ -191,6 +191,70 @@ static void test_sync__awkward_names__round_trip(void **state)
     assert_same_trees();
 }
 
+/* The far listing's two forms, with a name holding a newline and records that must not
+ * be believed: a folder, a damaged line, a name without "./", a name listed twice. */
+static void test_listing__far_forms__newlines_paired_damage_skipped(void **state)
+{
+    static const char v2[] = "conch-list 2\n"
+                             "f 644 3 1700000000.5 1700000001.25 ./a\nb\0"
+                             "d 755 4096 1 1 ./dir\0"
+                             "f 644 x 1 1 ./damaged\0"
+                             "f 644 1 1 1 plain\0"
+                             "f 600 7 2 2 ./twice\0"
+                             "f 600 7 2 2 ./twice\0"
+                             "f 4755 9 3 4 ./c d\0";
+    static const char v1[] = "conch-list 1\n"
+                             "./a\nb\0./gone\0./c d\0\0"
+                             "81a4 3 1700000000.5 1700000001.25 ./a\nb\n"
+                             "81ed 9 3 4 ./c d\n";
+    cleanup_error cp_error_t err = NULL;
+    for (int form = 0; form < 2; form++) {
+        cleanup_listing struct cp_listing l = {0};
+        const char *data = form ? v1 : v2;
+        size_t len = form ? sizeof(v1) - 1 : sizeof(v2) - 1;
+        assert_int_equal(cp_listing_parse_far(data, len, 100, &l, &err), 0);
+        assert_int_equal(l.n, 2);
+        assert_string_equal(l.v[0].path, "a\nb");
+        assert_int_equal(l.v[0].sig.size, 3);
+        assert_int_equal(l.v[0].sig.mtime_ns, 1700000000500000000LL);
+        assert_int_equal(l.v[0].sig.ctime_ns, 1700000001250000000LL);
+        assert_int_equal(l.v[0].sig.mode, 0644);
+        assert_string_equal(l.v[1].path, "c d");
+        assert_int_equal(l.v[1].sig.mode, form ? 0755 : 04755);
+    }
+    cleanup_listing struct cp_listing l = {0};
+    assert_true(cp_listing_parse_far(v2, sizeof(v2) - 1, 3, &l, &err) < 0);
+}
+
+/* The far side with only busybox's find, stat and xargs (no -printf): the POSIX form. */
+static void test_sync__posix_far_tools__awkward_names_round_trip(void **state)
+{
+    if (access("/bin/busybox", X_OK) != 0 && access("/usr/bin/busybox", X_OK) != 0)
+        skip();
+    cleanup_free char *bin = xasprintf("%s/bin", S.top);
+    mkdir(bin, 0755);
+    static const char *const tools[] = {"find", "stat", "xargs"};
+    for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
+        cleanup_free char *shim = xasprintf("#!/bin/sh\nexec busybox %s \"$@\"\n", tools[i]);
+        put_file(bin, tools[i], shim);
+        cleanup_free char *path = xasprintf("%s/%s", bin, tools[i]);
+        chmod(path, 0755);
+    }
+    cleanup_free char *old = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    cleanup_free char *path = xasprintf("%s:%s", bin, old);
+    setenv("PATH", path, 1);
+    test_sync__awkward_names__round_trip(state);
+    put_file(far, "new\nline there", "not brought back");
+    put_file(far, awkward[0], "and this one changed");
+    struct cp_mirror_report rep;
+    int rc = pull(&rep);
+    setenv("PATH", old, 1);
+    assert_int_equal(rc, 0);
+    assert_int_equal(rep.landed, 1);
+    assert_said("not brought back: new\\x0aline there (control character in name)");
+    assert_false(exists_nofollow(S.work, "new\nline there"));
+}
+
 static void test_sync__changes_there__come_back_with_deletions(void **state)
 {
     struct cp_mirror_report rep;
@@ -531,6 +595,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_sync__awkward_names__round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_listing__far_forms__newlines_paired_damage_skipped,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync__posix_far_tools__awkward_names_round_trip, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_sync__changes_there__come_back_with_deletions, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_sync__changed_both_sides__local_kept_far_beside, setup,
