@@ -234,6 +234,9 @@ static int lock_there(struct ssh_state *s, cp_error_t *err)
         rc = cp_ssh_lib_error(lib, CP_ERR_UNREACHABLE, err, "cannot open a channel");
     else if (libssh2_channel_exec(s->lock, command) != 0)
         rc = cp_ssh_lib_error(lib, CP_ERR_FAILED, err, "the far side refused a command");
+    /* While the lock's shell starts, the shells for the command and the listing start too. */
+    if (rc == 0)
+        cp_ssh_warm(s->session, 2);
     char line[256] = "";
     if (rc == 0 && read_line(s->lock, line, sizeof(line)) >= 0 && strcmp(line, "ok") != 0)
         rc = lock_answer_error(line[0] ? line : "nothing", s->host.alias, err);
@@ -328,13 +331,16 @@ static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_er
     s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", req->workdir);
+    cp_debug("ssh:%s: resolved; connecting", alias);
     if (cp_ssh_connect_words(&s->fs, &s->host, &s->session, err) < 0 || lock_there(s, err) < 0 ||
         cp_ssh_transport_new(s->session, &s->transport, err) < 0)
         return cp_error_code(err);
+    cp_debug("ssh:%s: far lock held", alias);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
         return mirror_error(s, err, "sending the work folder to %s", s->host.alias);
+    cp_debug("ssh:%s: pushed", alias);
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -373,7 +379,9 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
                            .stop_fd = &stop_fd,
                            .on_stop = stop_far,
                            .stop_ctx = s};
+    cp_debug("ssh:%s: running", s->host.alias);
     int r = cp_ssh_exec(s->session, command, &io, status_out, err);
+    cp_debug("ssh:%s: ran, status %d", s->host.alias, *status_out);
     if (r == CP_ERR_INTERRUPTED) {
         cp_error_free(err);
         *status_out = 128 + cp_signals_caught();
@@ -386,6 +394,7 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
     if (cp_mirror_pull(s->transport, &o, &rep, err) < 0)
         return mirror_error(s, err, "bringing the changes back from %s (the command exited %d)",
                             s->host.alias, *status_out);
+    cp_debug("ssh:%s: pulled", s->host.alias);
     return 0;
 }
 

@@ -39,14 +39,26 @@ export HOME PATH
 exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
 EOF
 # A connection that dies mid-transfer: the pack's archive is cut short, then the far sshd
-# process of the session is killed, as a dropped network would leave it.
+# process of the session is killed, as a dropped network would leave it. A warm channel
+# (places/ssh/ssh_warm.c) gets its command on standard input: read here the same way.
 cat >"$T/force-cut.sh" <<'EOF'
 cd "$1" || exit 1
 HOME=$1
 export HOME
+run() {
+    case $1 in
+    *'cp_tmp/asked'*) /bin/sh -c "$1" | head -c 100000; kill -9 $PPID ;;
+    *) exec /bin/sh -c "$1" ;;
+    esac
+}
 case $SSH_ORIGINAL_COMMAND in
-*'cp_tmp/asked'*) /bin/sh -c "$SSH_ORIGINAL_COMMAND" | head -c 100000; kill -9 $PPID ;;
-*) exec /bin/sh -c "$SSH_ORIGINAL_COMMAND" ;;
+*'IFS= read -r n'*)
+    IFS= read -r n || exit 0
+    c=
+    while [ "$n" -gt 0 ]; do IFS= read -r l || exit 0; c="$c$l
+"; n=$((n - 1)); done
+    run "$c" ;;
+*) run "$SSH_ORIGINAL_COMMAND" ;;
 esac
 EOF
 # Hostile tools: find lists a name; tar answers any pack with an archive that tries to climb
@@ -171,6 +183,15 @@ rc=$(run box -- printf '%s|' 'a b' "it's" '$(touch /tmp/conch-pwn-ssh)' '`id`')
     [ ! -e /tmp/conch-pwn-ssh ] && ok "shell injection in arguments stays text" ||
     fail "quoting: rc=$rc $(cat "$T/out")"
 
+# Through a warm channel the command travels as lines on standard input: lines, a trailing
+# backslash, a line that is only a quote, and the command's own input after them.
+nl='a
+b\\
+'"'"'
+'
+rc=$(run box -- sh -c 'printf "%s|" "$1"; wc -l </dev/stdin' conch "$nl")
+[ "$rc" = 0 ] && [ "$(cat "$T/out")" = "$nl|0" ] && ok "new lines and backslashes in arguments survive" ||
+    fail "lines: rc=$rc $(cat "$T/out")"
 rc=$(run box -- sh -c 'kill -TERM $$')
 [ "$rc" = 143 ] && ok "a signal ending the command: 128+n" || fail "signal: rc=$rc"
 rc=$(run box -- no-such-command-here)
