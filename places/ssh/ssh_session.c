@@ -121,6 +121,13 @@ static int check_host_key(struct cp_ssh_session *s, const struct cp_ssh_host *h,
     return cp_known_hosts_verdict_error(&v, h->alias, name, err);
 }
 
+int cp_ssh_recheck_host_key(struct cp_ssh_session *s, const struct cp_ssh_host *h, cp_error_t *err)
+{
+    if (check_host_key(s, h, err) < 0)
+        return cp_error_wrap(err, "ssh:%s", h->alias);
+    return 0;
+}
+
 static long timeout_of(const struct cp_ssh_host *h)
 {
     return h->connect_timeout > 0 ? h->connect_timeout : CP_SSH_DEFAULT_TIMEOUT;

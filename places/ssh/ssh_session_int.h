@@ -34,6 +34,9 @@ struct cp_ssh_session {
     size_t nwarm, warm_want;
 };
 
+/* The session's host key checked against known_hosts again, as at its connect. */
+int cp_ssh_recheck_host_key(struct cp_ssh_session *s, const struct cp_ssh_host *h, cp_error_t *err);
+
 /* Keeps want warm channels ready (at most CP_SSH_MAX_WARM), refilled as they are taken. */
 void cp_ssh_warm(struct cp_ssh_session *s, size_t want);
 /* Closes the warm channels and keeps no more. */
