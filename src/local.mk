@@ -23,4 +23,5 @@ libconch_la_SOURCES += \
 	src/cmd-image.c \
 	src/cmd-doctor.c \
 	src/cmd-egress-proxy.c \
-	src/cmd-hosts.c
+	src/cmd-hosts.c \
+	src/cmd-ssh-keeper.c

@@ -80,6 +80,10 @@ struct ssh_state {
     struct cp_ssh_host host;
     struct cp_ssh_session *session;
     struct cp_transport *transport;
+    bool own_session;      /* false in the keeper: the session is its own */
+    int keeper;            /* a connection to a keeper that runs it all, or -1 */
+    int stop_fd;           /* in the keeper: the asking run's connection; else -1 */
+    bool start_keeper;     /* none answered: start one once this run is connected */
     LIBSSH2_CHANNEL *lock; /* the far shell holding the copy's lock */
     int local_lock;        /* flock'd file, or -1 */
     int rootfd;
@@ -101,7 +105,10 @@ static void state_free(struct ssh_state *s)
         libssh2_channel_close(s->lock);
         libssh2_channel_free(s->lock);
     }
-    cp_ssh_session_free(s->session);
+    if (s->own_session)
+        cp_ssh_session_free(s->session);
+    if (s->keeper >= 0)
+        close(s->keeper);
     cp_ssh_host_dispose(&s->host);
     cp_ssh_fs_dispose(&s->fs);
     if (s->local_lock >= 0)
@@ -228,12 +235,12 @@ static int lock_there(struct ssh_state *s, cp_error_t *err)
     LIBSSH2_SESSION *lib = s->session->lib;
     libssh2_session_set_blocking(lib, 1);
     libssh2_session_set_timeout(lib, CP_SSH_DEFAULT_TIMEOUT * 1000);
-    s->lock = libssh2_channel_open_session(lib);
-    int rc = 0;
-    if (s->lock == NULL)
-        rc = cp_ssh_lib_error(lib, CP_ERR_UNREACHABLE, err, "cannot open a channel");
-    else if (libssh2_channel_exec(s->lock, command) != 0)
-        rc = cp_ssh_lib_error(lib, CP_ERR_FAILED, err, "the far side refused a command");
+    s->lock = cp_ssh_channel_exec(s->session, command, err);
+    int rc = s->lock == NULL ? cp_error_code(err) : 0;
+    /* While the lock's shell starts, the shells for the command and the listing start too. */
+    if (rc == 0 && s->session->warm_want < 2)
+        cp_ssh_warm(s->session, 2);
+    libssh2_session_set_timeout(lib, CP_SSH_DEFAULT_TIMEOUT * 1000);
     char line[256] = "";
     if (rc == 0 && read_line(s->lock, line, sizeof(line)) >= 0 && strcmp(line, "ok") != 0)
         rc = lock_answer_error(line[0] ? line : "nothing", s->host.alias, err);
@@ -307,11 +314,14 @@ int cp_ssh_connect_words(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h
     return cp_error_code(err);
 }
 
-static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
+/* The host resolved, the far paths and the manifest's name; nothing taken yet. */
+static int prepare_state(const struct cp_run_request *req, struct ssh_state **out, cp_error_t *err)
 {
     cleanup_state struct ssh_state *s = xcalloc(1, sizeof(*s));
     s->local_lock = -1;
     s->rootfd = -1;
+    s->keeper = -1;
+    s->stop_fd = -1;
     const char *alias = req->place + strlen("ssh:");
     if (cp_ssh_alias_check(alias, err) < 0)
         return cp_error_code(err);
@@ -322,19 +332,49 @@ static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_er
         return cp_error_code(err);
     }
     far_paths(s, req);
-    if (cp_manifest_path(req->place, req->chat, 1, &s->manifest, err) < 0 ||
-        lock_here(s, req->place, err) < 0)
+    if (cp_manifest_path(req->place, req->chat, 1, &s->manifest, err) < 0)
+        return cp_error_code(err);
+    *out = steal_pointer(&s);
+    return 0;
+}
+
+/* Both locks, the connection unless there is one, the push. */
+static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, cp_error_t *err)
+{
+    const char *alias = s->host.alias;
+    if (lock_here(s, req->place, err) < 0)
         return cp_error_code(err);
     s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", req->workdir);
-    if (cp_ssh_connect_words(&s->fs, &s->host, &s->session, err) < 0 || lock_there(s, err) < 0 ||
-        cp_ssh_transport_new(s->session, &s->transport, err) < 0)
+    cp_debug("ssh:%s: resolved; connecting", alias);
+    if (s->session == NULL) {
+        s->own_session = true;
+        if (cp_ssh_connect_words(&s->fs, &s->host, &s->session, err) < 0)
+            return cp_error_code(err);
+        if (s->start_keeper)
+            cp_ssh_keeper_spawn(alias);
+    }
+    if (lock_there(s, err) < 0 || cp_ssh_transport_new(s->session, &s->transport, err) < 0)
         return cp_error_code(err);
+    cp_debug("ssh:%s: far lock held", alias);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
         return mirror_error(s, err, "sending the work folder to %s", s->host.alias);
+    cp_debug("ssh:%s: pushed", alias);
+    return 0;
+}
+
+static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
+{
+    cleanup_state struct ssh_state *s = NULL;
+    if (prepare_state(req, &s, err) < 0)
+        return cp_error_code(err);
+    int k = cp_ssh_keeper_reach(&s->host, &s->keeper);
+    s->start_keeper = k > 0;
+    if (k != 0 && prepare_there(s, req, err) < 0)
+        return cp_error_code(err);
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -348,15 +388,21 @@ static void stop_far(void *ctx)
     LIBSSH2_SESSION *lib = s->session->lib;
     libssh2_session_set_blocking(lib, 1);
     libssh2_session_set_timeout(lib, 3000);
-    cleanup_libssh2_channel LIBSSH2_CHANNEL *ch = libssh2_channel_open_session(lib);
-    if (ch != NULL && libssh2_channel_exec(ch, command) == 0)
-        libssh2_channel_send_eof(ch);
+    cleanup_error cp_error_t e = NULL;
+    cleanup_libssh2_channel LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(s->session, command, &e);
+    /* Waited for: the keeper's connection outlives this run, so its end ends nothing. */
+    char buf[64];
+    if (ch != NULL && libssh2_channel_send_eof(ch) == 0)
+        while (libssh2_channel_read(ch, buf, sizeof(buf)) > 0)
+            ;
     libssh2_session_set_timeout(lib, 0);
 }
 
 static int ssh_run(void *state, const struct cp_run_request *req, int *status_out, cp_error_t *err)
 {
     struct ssh_state *s = state;
+    if (s->keeper >= 0)
+        return cp_ssh_keeper_run(s->keeper, req, status_out, err);
     char **args = xcalloc(cp_strv_len(req->argv) + 4, sizeof(char *));
     args[0] = s->far_pgid;
     args[1] = s->far_copy;
@@ -365,7 +411,7 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
         args[3 + i] = req->argv[i];
     cleanup_free char *command = cp_ssh_shell_command(run_script, "conch-run", args);
     free(args);
-    int stop_fd = cp_signals_install();
+    int stop_fd = s->stop_fd >= 0 ? s->stop_fd : cp_signals_install();
     struct cp_ssh_io io = {.in_fd = req->interactive ? STDIN_FILENO : -1,
                            .hold_stdin = true,
                            .out = cp_ssh_sink_stdout,
@@ -373,10 +419,13 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
                            .stop_fd = &stop_fd,
                            .on_stop = stop_far,
                            .stop_ctx = s};
+    cp_debug("ssh:%s: running", s->host.alias);
     int r = cp_ssh_exec(s->session, command, &io, status_out, err);
+    cp_debug("ssh:%s: ran, status %d", s->host.alias, *status_out);
     if (r == CP_ERR_INTERRUPTED) {
         cp_error_free(err);
-        *status_out = 128 + cp_signals_caught();
+        *status_out =
+            128 + (s->stop_fd >= 0 ? cp_ssh_keeper_signal(s->stop_fd) : cp_signals_caught());
         return 0;
     }
     if (r < 0)
@@ -386,12 +435,26 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
     if (cp_mirror_pull(s->transport, &o, &rep, err) < 0)
         return mirror_error(s, err, "bringing the changes back from %s (the command exited %d)",
                             s->host.alias, *status_out);
+    cp_debug("ssh:%s: pulled", s->host.alias);
     return 0;
 }
 
 static void ssh_release(void *state)
 {
     state_free(state);
+}
+
+int cp_ssh_place_serve(const struct cp_run_request *req, struct cp_ssh_session *session,
+                       int client_fd, int *status_out, cp_error_t *err)
+{
+    cleanup_state struct ssh_state *s = NULL;
+    if (prepare_state(req, &s, err) < 0)
+        return cp_error_code(err);
+    s->session = session;
+    s->stop_fd = client_fd;
+    if (cp_ssh_recheck_host_key(session, &s->host, err) < 0 || prepare_there(s, req, err) < 0)
+        return cp_error_code(err);
+    return ssh_run(s, req, status_out, err);
 }
 
 static int ssh_describe(const struct cp_config *cfg, json_object *places, cp_error_t *err)

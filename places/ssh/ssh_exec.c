@@ -179,11 +179,9 @@ int cp_ssh_channel_status(LIBSSH2_CHANNEL *ch)
 int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_ssh_io *io,
                 int *status_out, cp_error_t *err)
 {
-    cleanup_libssh2_channel LIBSSH2_CHANNEL *ch = libssh2_channel_open_session(s->lib);
+    cleanup_libssh2_channel LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(s, command, err);
     if (ch == NULL)
-        return cp_ssh_lib_error(s->lib, CP_ERR_FAILED, err, "cannot open a channel");
-    if (libssh2_channel_exec(ch, command) != 0)
-        return cp_ssh_lib_error(s->lib, CP_ERR_FAILED, err, "the far side refused the command");
+        return cp_error_code(err);
     if (io->in_fd < 0 && !io->hold_stdin)
         libssh2_channel_send_eof(ch);
     struct exec_state *x = xcalloc(1, sizeof(*x));

@@ -105,15 +105,9 @@ static int ssh_start(struct cp_transport *base, const char *script, const char *
         words[4 + i] = (char *)argv[i];
     cleanup_free char *quoted = cp_ssh_quote_argv(words);
     cleanup_free char *command = xasprintf("exec %s", quoted);
-    libssh2_session_set_blocking(t->s->lib, 1);
-    LIBSSH2_CHANNEL *ch = libssh2_channel_open_session(t->s->lib);
+    LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(t->s, command, err);
     if (ch == NULL)
-        return cp_ssh_lib_error(t->s->lib, CP_ERR_UNREACHABLE, err, "cannot open a channel");
-    if (libssh2_channel_exec(ch, command) != 0) {
-        cp_ssh_lib_error(t->s->lib, CP_ERR_FAILED, err, "the far side refused the command");
-        libssh2_channel_free(ch);
-        return CP_ERR_FAILED;
-    }
+        return cp_error_code(err);
     struct ssh_remote *r = xcalloc(1, sizeof(*r));
     r->base.ops = &ssh_ops;
     r->s = t->s;

@@ -51,6 +51,7 @@ void cp_ssh_session_free(struct cp_ssh_session *s)
     if (s->lib != NULL) {
         libssh2_session_set_blocking(s->lib, 1);
         libssh2_session_set_timeout(s->lib, 2000);
+        cp_ssh_warm_drop(s);
         libssh2_session_disconnect(s->lib, "done");
         libssh2_session_free(s->lib);
     }
@@ -120,6 +121,13 @@ static int check_host_key(struct cp_ssh_session *s, const struct cp_ssh_host *h,
     return cp_known_hosts_verdict_error(&v, h->alias, name, err);
 }
 
+int cp_ssh_recheck_host_key(struct cp_ssh_session *s, const struct cp_ssh_host *h, cp_error_t *err)
+{
+    if (check_host_key(s, h, err) < 0)
+        return cp_error_wrap(err, "ssh:%s", h->alias);
+    return 0;
+}
+
 static long timeout_of(const struct cp_ssh_host *h)
 {
     return h->connect_timeout > 0 ? h->connect_timeout : CP_SSH_DEFAULT_TIMEOUT;
@@ -141,10 +149,13 @@ static int session_start(const struct cp_ssh_host *h, int fd, pid_t pid, struct 
     libssh2_session_set_blocking(s->lib, 1);
     libssh2_session_set_timeout(s->lib, timeout_of(h) * 1000);
     prefer_known_key_types(s, h);
+    cp_debug("ssh:%s: handshake", h->alias);
     if (libssh2_session_handshake(s->lib, s->fd) != 0)
         return cp_ssh_lib_error(s->lib, CP_ERR_UNREACHABLE, err, "the SSH handshake failed");
+    cp_debug("ssh:%s: key exchange done", h->alias);
     if (check_host_key(s, h, err) < 0 || ssh_authenticate(s, h, err) < 0)
         return cp_error_code(err);
+    cp_debug("ssh:%s: host key checked, authenticated", h->alias);
     if (s->alive_interval > 0)
         libssh2_keepalive_config(s->lib, 1, (unsigned)s->alive_interval);
     libssh2_session_set_timeout(s->lib, 0);

@@ -21,6 +21,8 @@ struct ssh_pump {
     bool running;
 };
 
+#define CP_SSH_MAX_WARM 2
+
 struct cp_ssh_session {
     LIBSSH2_SESSION *lib;
     int fd;
@@ -28,7 +30,21 @@ struct cp_ssh_session {
     struct ssh_pump *pump;
     long alive_interval;
     char *alias;
+    LIBSSH2_CHANNEL *warm[CP_SSH_MAX_WARM]; /* far shells started, waiting for a command */
+    size_t nwarm, warm_want;
 };
+
+/* The session's host key checked against known_hosts again, as at its connect. */
+int cp_ssh_recheck_host_key(struct cp_ssh_session *s, const struct cp_ssh_host *h, cp_error_t *err);
+
+/* Keeps want warm channels ready (at most CP_SSH_MAX_WARM), refilled as they are taken. */
+void cp_ssh_warm(struct cp_ssh_session *s, size_t want);
+/* Closes the warm channels and keeps no more. */
+void cp_ssh_warm_drop(struct cp_ssh_session *s);
+/* A channel running command: a warm one when there is one, else a new one. NULL on failure,
+ * with err set. The channel is the caller's. */
+LIBSSH2_CHANNEL *cp_ssh_channel_exec(struct cp_ssh_session *s, const char *command,
+                                     cp_error_t *err);
 
 /* The byte stream a session rides on: TCP, ProxyCommand, or a channel of a hop. */
 int ssh_transport_tcp(const char *host, long port, long timeout, int *fd_out, cp_error_t *err);

@@ -10,7 +10,10 @@ set -u
 CP="$(pwd)/conch-place"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/conch-sshplace-XXXXXX)
+# The keepers this test started (each writes its pid in its lock file).
+keepers() { cat "$T"/conch*/workplaces/keepers/*.lock 2>/dev/null; }
 cleanup() {
+    for k in $(keepers); do kill "$k" 2>/dev/null; done
     [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
     mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"
     rm -rf "$T"
@@ -39,14 +42,26 @@ export HOME PATH
 exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
 EOF
 # A connection that dies mid-transfer: the pack's archive is cut short, then the far sshd
-# process of the session is killed, as a dropped network would leave it.
+# process of the session is killed, as a dropped network would leave it. A warm channel
+# (places/ssh/ssh_warm.c) gets its command on standard input: read here the same way.
 cat >"$T/force-cut.sh" <<'EOF'
 cd "$1" || exit 1
 HOME=$1
 export HOME
+run() {
+    case $1 in
+    *'cp_tmp/asked'*) /bin/sh -c "$1" | head -c 100000; kill -9 $PPID ;;
+    *) exec /bin/sh -c "$1" ;;
+    esac
+}
 case $SSH_ORIGINAL_COMMAND in
-*'cp_tmp/asked'*) /bin/sh -c "$SSH_ORIGINAL_COMMAND" | head -c 100000; kill -9 $PPID ;;
-*) exec /bin/sh -c "$SSH_ORIGINAL_COMMAND" ;;
+*'IFS= read -r n'*)
+    IFS= read -r n || exit 0
+    c=
+    while [ "$n" -gt 0 ]; do IFS= read -r l || exit 0; c="$c$l
+"; n=$((n - 1)); done
+    run "$c" ;;
+*) run "$SSH_ORIGINAL_COMMAND" ;;
 esac
 EOF
 # Hostile tools: find lists a name; tar answers any pack with an archive that tries to climb
@@ -131,7 +146,7 @@ host() { # NAME PORT [lines, before the defaults: the first value wins]
 } >"$T/home/.ssh/config"
 chmod 600 "$T/home/.ssh/config"
 export HOME="$T/home" CONCH_HOME="$T/conch"
-unset SSH_AUTH_SOCK
+unset SSH_AUTH_SOCK XDG_RUNTIME_DIR
 
 W="$T/work"
 mkdir -p "$W/sub" "$W/node_modules/dep"
@@ -171,6 +186,15 @@ rc=$(run box -- printf '%s|' 'a b' "it's" '$(touch /tmp/conch-pwn-ssh)' '`id`')
     [ ! -e /tmp/conch-pwn-ssh ] && ok "shell injection in arguments stays text" ||
     fail "quoting: rc=$rc $(cat "$T/out")"
 
+# Through a warm channel the command travels as lines on standard input: lines, a trailing
+# backslash, a line that is only a quote, and the command's own input after them.
+nl='a
+b\\
+'"'"'
+'
+rc=$(run box -- sh -c 'printf "%s|" "$1"; wc -l </dev/stdin' conch "$nl")
+[ "$rc" = 0 ] && [ "$(cat "$T/out")" = "$nl|0" ] && ok "new lines and backslashes in arguments survive" ||
+    fail "lines: rc=$rc $(cat "$T/out")"
 rc=$(run box -- sh -c 'kill -TERM $$')
 [ "$rc" = 143 ] && ok "a signal ending the command: 128+n" || fail "signal: rc=$rc"
 rc=$(run box -- no-such-command-here)
@@ -197,6 +221,9 @@ for _ in $(seq 30); do pgrep -f 'sleep 42.25' >/dev/null || break; sleep 0.1; do
 ! pgrep -f 'sleep 42.25' >/dev/null && ok "conch-place killed: the far command ends with the channel" ||
     fail "far command outlived a killed conch-place"
 pkill -f 'sleep 42.25' 2>/dev/null
+# The keeper ends a killed run's far command in the background (TERM, a second, KILL) and
+# holds the copy's locks until then: wait for the far lock to go before the lock tests.
+for _ in $(seq 50); do [ -e "$T/far/.conch-place/locks/c1" ] || break; sleep 0.1; done
 
 # ---- one command at a time per copy: the lock here and the lock there ----
 timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 3 >/dev/null 2>&1 &
@@ -212,6 +239,41 @@ wait $pid
 rc=$(run box -- true)
 [ "$rc" = 0 ] && [ ! -e "$T/far/.conch-place/locks/c1" ] && ok "the far lock ends with its command" ||
     fail "lock left: rc=$rc $(cat "$T/err")"
+
+# ---- the keeper: one connection kept between runs, private, idle-bounded, replaced ----
+KD="$T/conch/workplaces/keepers"
+vrun() { "$CP" -v run --place ssh:box --workdir "$W" --chat c1 -- true >/dev/null 2>"$T/err"; }
+vrun && vrun
+k1=$(cat "$KD"/*.lock 2>/dev/null | head -1)
+vrun && grep -q 'the keeper serves this run' "$T/err" && [ -n "$k1" ] && kill -0 "$k1" &&
+    [ "$(cat "$KD"/*.lock | head -1)" = "$k1" ] && ok "keeper: reused between runs" ||
+    fail "keeper reuse: k1=$k1 $(cat "$T/err")"
+[ "$(stat -c %a "$KD")" = 700 ] && [ "$(stat -c %a "$KD"/*.sock)" = 600 ] &&
+    ok "keeper: folder 0700, socket 0600" || fail "keeper modes: $(ls -la "$KD")"
+# Another uid let through the folder's and the socket's modes still gets nothing (SO_PEERCRED).
+chmod 711 "$T" "$T/conch" "$T/conch/workplaces" "$KD" && chmod 666 "$KD"/*.sock
+ans=$(setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1]); s.settimeout(5)
+print(repr(s.recv(1)))' "$(ls "$KD"/*.sock)" 2>&1)
+chmod 700 "$T" "$T/conch" "$T/conch/workplaces" "$KD" && chmod 600 "$KD"/*.sock
+[ "$ans" = "b''" ] && ok "keeper: another uid is refused" || fail "keeper other uid: $ans"
+kill -KILL "$k1"
+vrun && grep -q 'no keeper' "$T/err" && sleep 1 && vrun &&
+    grep -q 'the keeper serves this run' "$T/err" && k2=$(cat "$KD"/*.lock | head -1) &&
+    [ "$k2" != "$k1" ] && ok "keeper: a dead one is replaced; the run between goes alone" ||
+    fail "keeper replace: $(cat "$T/err")"
+KI="$T/conch-idle/workplaces/keepers"
+CONCH_HOME="$T/conch-idle" CONCH_SSH_KEEPER_IDLE=2 "$CP" run --place ssh:box --workdir "$W" \
+    --chat idle -- true >/dev/null 2>&1
+sleep 1
+ki=$(cat "$KI"/*.lock 2>/dev/null)
+for _ in $(seq 60); do kill -0 "$ki" 2>/dev/null || break; sleep 0.1; done
+[ -n "$ki" ] && ! kill -0 "$ki" 2>/dev/null && ! ls "$KI"/*.sock >/dev/null 2>&1 &&
+    ok "keeper: exits when idle, its socket gone" || fail "keeper idle: pid '$ki' $(ls -la "$KI")"
+CONCH_SSH_KEEPER=0 "$CP" -v run --place ssh:box --workdir "$W" --chat c1 -- true >/dev/null 2>"$T/err"
+! grep -q keeper "$T/err" && ok "keeper: CONCH_SSH_KEEPER=0 goes alone" || fail "keeper off: $(cat "$T/err")"
 
 # ---- ProxyJump ----
 rc=$(run viajump -- cat a.txt)
