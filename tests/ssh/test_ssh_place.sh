@@ -217,7 +217,7 @@ sleep 0.5
 pid=$!
 for _ in $(seq 50); do pgrep -f 'sleep 42.25' >/dev/null && break; sleep 0.1; done
 kill -KILL $pid
-for _ in $(seq 30); do pgrep -f 'sleep 42.25' >/dev/null || break; sleep 0.1; done
+for _ in $(seq 100); do pgrep -f 'sleep 42.25' >/dev/null || break; sleep 0.1; done
 ! pgrep -f 'sleep 42.25' >/dev/null && ok "conch-place killed: the far command ends with the channel" ||
     fail "far command outlived a killed conch-place"
 pkill -f 'sleep 42.25' 2>/dev/null
@@ -243,7 +243,16 @@ rc=$(run box -- true)
 # ---- the keeper: one connection kept between runs, private, idle-bounded, replaced ----
 KD="$T/conch/workplaces/keepers"
 vrun() { "$CP" -v run --place ssh:box --workdir "$W" --chat c1 -- true >/dev/null 2>"$T/err"; }
-vrun && vrun
+# A busy machine may keep the new keeper from answering in time: the run then goes alone, as
+# it should, so a few runs are allowed before one is served.
+served() {
+    for _ in 1 2 3 4 5; do
+        sleep 1
+        vrun && grep -q 'the keeper serves this run' "$T/err" && return 0
+    done
+    return 1
+}
+vrun && served
 k1=$(cat "$KD"/*.lock 2>/dev/null | head -1)
 vrun && grep -q 'the keeper serves this run' "$T/err" && [ -n "$k1" ] && kill -0 "$k1" &&
     [ "$(cat "$KD"/*.lock | head -1)" = "$k1" ] && ok "keeper: reused between runs" ||
@@ -260,8 +269,7 @@ print(repr(s.recv(1)))' "$(ls "$KD"/*.sock)" 2>&1)
 chmod 700 "$T" "$T/conch" "$T/conch/workplaces" "$KD" && chmod 600 "$KD"/*.sock
 [ "$ans" = "b''" ] && ok "keeper: another uid is refused" || fail "keeper other uid: $ans"
 kill -KILL "$k1"
-vrun && grep -q 'no keeper' "$T/err" && sleep 1 && vrun &&
-    grep -q 'the keeper serves this run' "$T/err" && k2=$(cat "$KD"/*.lock | head -1) &&
+vrun && grep -q 'no keeper' "$T/err" && served && k2=$(cat "$KD"/*.lock | head -1) &&
     [ "$k2" != "$k1" ] && ok "keeper: a dead one is replaced; the run between goes alone" ||
     fail "keeper replace: $(cat "$T/err")"
 KI="$T/conch-idle/workplaces/keepers"
