@@ -41,8 +41,10 @@ run)
     ;;
 test)
     tests/integration/engines.sh all
-    ./conch-place image build test --engine docker
-    ./conch-place image build test --engine podman
+    for engine in docker podman; do
+        ./conch-place image build test --engine "$engine"
+        ./conch-place image build egress --engine "$engine"
+    done
     make -j"$(nproc)" check
     ;;
 *)

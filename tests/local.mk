@@ -79,3 +79,5 @@ TESTS += tests/integration/egress.test
 EXTRA_DIST += tests/integration/egress.test
 # Both count and clean conch boxes and sidecars on the shared engines: never at the same time.
 tests/integration/egress.log: tests/integration/container.log
+# cloud.test compares a run in a container with one in the cloud: it too waits its turn.
+tests/cloud/cloud.log: tests/integration/container.log

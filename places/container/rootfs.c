@@ -69,7 +69,7 @@ int cp_rootfs_image(struct cp_engine *e, const char *script, const char *image,
     char tmpl[] = "/var/tmp/conch-rootfs-XXXXXX";
     if (mkdtemp(tmpl) == NULL)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a folder in /var/tmp");
-    cp_say("making %s from a root filesystem in %s with %s", image, tmpl, path);
+    cp_debug("making %s from a root filesystem in %s with %s", image, tmpl, path);
     int r = run((const char *const[]){"/bin/sh", path, tmpl, NULL}, binary, err);
     if (r == 0)
         r = cp_image_import(e, tmpl, image, changes, err);
