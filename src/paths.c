@@ -81,12 +81,8 @@ int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigne
     return 0;
 }
 
-int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_error_t *err)
+int cp_read_fd(const char *path, int fd, size_t max, char **out, size_t *len_out, cp_error_t *err)
 {
-    cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cp_error_make(err, errno == ENOENT ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, errno,
-                             "cannot read %s", path);
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, max);
     char chunk[8192];
@@ -105,4 +101,13 @@ int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_e
         *len_out = b.len;
     *out = cp_buf_steal(&b);
     return 0;
+}
+
+int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_error_t *err)
+{
+    cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cp_error_make(err, errno == ENOENT ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, errno,
+                             "cannot read %s", path);
+    return cp_read_fd(path, fd, max, out, len_out, err);
 }

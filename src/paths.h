@@ -13,6 +13,8 @@ int cp_workplaces_dir(char **out, cp_error_t *err);
 /* Writes data to path through a temporary file and a rename, with the given mode. */
 int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
                          cp_error_t *err);
+/* Reads what is left of an open file, at most max bytes; path only names it in errors. */
+int cp_read_fd(const char *path, int fd, size_t max, char **out, size_t *len_out, cp_error_t *err);
 /* Reads a whole file of at most max bytes; CP_ERR_NOT_FOUND when it is absent. */
 int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_error_t *err);
 

@@ -36,28 +36,6 @@ int cp_ssh_check_file_owner(const char *path, int fd, cp_error_t *err)
     return 0;
 }
 
-static int read_fd(const char *path, int fd, char **out, size_t *len_out, cp_error_t *err)
-{
-    cleanup_buf struct cp_buf b;
-    cp_buf_init(&b, CP_SSH_MAX_FILE_SIZE);
-    char chunk[8192];
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "%s: cannot read", path);
-        if (n == 0)
-            break;
-        if (cp_buf_append(&b, chunk, (size_t)n) < 0)
-            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "%s: larger than %d bytes", path,
-                                 CP_SSH_MAX_FILE_SIZE);
-    }
-    *len_out = b.len;
-    *out = cp_buf_steal(&b);
-    return 0;
-}
-
 /* O_NONBLOCK so a FIFO planted where a config is expected cannot hang the open. */
 static int fs_read(void *ctx, const char *path, char **out, size_t *len_out, cp_error_t *err)
 {
@@ -67,7 +45,7 @@ static int fs_read(void *ctx, const char *path, char **out, size_t *len_out, cp_
                              "%s: cannot open", path);
     if (cp_ssh_check_file_owner(path, fd, err) < 0)
         return cp_error_code(err);
-    return read_fd(path, fd, out, len_out, err);
+    return cp_read_fd(path, fd, CP_SSH_MAX_FILE_SIZE, out, len_out, err);
 }
 
 static int fs_glob(void *ctx, const char *pattern, size_t max, char ***out, cp_error_t *err)
