@@ -70,7 +70,9 @@ static char *moved(char **urls, enum cp_registry_family family, const char *show
 {
     for (size_t i = 0; urls[i] != NULL; i++) {
         cleanup_free char *host = cp_url_host(urls[i]);
-        bool public = false;
+        const char *npm = cp_npm_default_host();
+        bool public =
+            host != NULL && family == CP_REG_NPM && npm != NULL && strcasecmp(npm, host) == 0;
         for (size_t k = 0; host != NULL && cp_registries[k].host != NULL; k++)
         public |= cp_registries[k].family == family && strcasecmp(cp_registries[k].host, host) == 0;
         if (!public)
@@ -116,23 +118,31 @@ static int moved_families(const struct cp_allowlist_sources *src, char **npm_out
     return 0;
 }
 
+static void add_registry(struct cp_allowlist *l, const struct cp_registry *r, const char *npm,
+                         const char *pypi)
+{
+    const char *gone = r->family == CP_REG_NPM ? npm : r->family == CP_REG_PYPI ? pypi : NULL;
+    if (gone != NULL)
+        add(&l->left_off, &l->nleft_off, r->host,
+            xasprintf("%s: a package meant for your registry could come from a stranger's "
+                      "of the same name here",
+                      gone));
+    else
+        add(&l->allowed, &l->nallowed, r->host, xasprintf("%s (ADR 0148)", r->why));
+}
+
 static int add_registries(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
                           cp_error_t *err)
 {
     cleanup_free char *npm = NULL, *pypi = NULL;
     if (moved_families(src, &npm, &pypi, err) < 0)
         return cp_error_code(err);
-    for (size_t i = 0; cp_registries[i].host != NULL; i++) {
-        const struct cp_registry *r = &cp_registries[i];
-        const char *gone = r->family == CP_REG_NPM ? npm : r->family == CP_REG_PYPI ? pypi : NULL;
-        if (gone != NULL)
-            add(&l->left_off, &l->nleft_off, r->host,
-                xasprintf("%s: a package meant for your registry could come from a stranger's "
-                          "of the same name here",
-                          gone));
-        else
-            add(&l->allowed, &l->nallowed, r->host, xasprintf("%s (ADR 0148)", r->why));
-    }
+    const struct cp_registry npm_default = {cp_npm_default_host(), CP_REG_NPM,
+                                            "the npm registry, npm's own default (npm, pnpm, Bun)"};
+    if (npm_default.host != NULL)
+        add_registry(l, &npm_default, npm, pypi);
+    for (size_t i = 0; cp_registries[i].host != NULL; i++)
+        add_registry(l, &cp_registries[i], npm, pypi);
     return 0;
 }
 

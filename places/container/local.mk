@@ -16,3 +16,4 @@ libconch_la_SOURCES += \
 	places/container/place-container.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
+libconch_la_SOURCES += places/container/npm-default.c

@@ -11,8 +11,8 @@
 #include "places/container/registries.h"
 
 const struct cp_registry cp_registries[] = {
-    /* npm; Yarn 1 and Bun read the same packages through Yarn's mirror of it. */
-    {"registry.npmjs.org", CP_REG_NPM, "the npm registry (npm, pnpm, Bun)"},
+    /* npm's own registry is not written here: it is npm's default, asked of this computer's
+     * npm (npm-default.c). Yarn 1 and Bun read the same packages through Yarn's mirror. */
     {"registry.yarnpkg.com", CP_REG_NPM, "Yarn's registry"},
     /* Python: the index, then the files it points at. */
     {"pypi.org", CP_REG_PYPI, "PyPI, the Python package index"},

@@ -51,6 +51,8 @@ static int setup(void **state)
         return -1;
     home = xasprintf("%s/home", scratch);
     work = xasprintf("%s/work", scratch);
+    /* npm's default is asked of npm in real use; a fixed stand-in keeps these tests offline. */
+    setenv("CONCH_NPM_DEFAULT_REGISTRY", "https://registry.npm.example/", 1);
     mkdir(home, 0700);
     mkdir(work, 0700);
     return 0;
@@ -89,7 +91,7 @@ static void test_allowlist__plain_folder__registries_only(void **state)
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(build(&l, NULL, &err), 0);
-    assert_true(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_true(cp_allowlist_has(&l, "registry.npm.example"));
     assert_true(cp_allowlist_has(&l, "pypi.org"));
     assert_true(cp_allowlist_has(&l, "github.com"));
     assert_false(cp_allowlist_has(&l, "upload.pypi.org"));
@@ -104,21 +106,21 @@ static void test_allowlist__npmrc_registry_moved__npm_left_off(void **state)
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(build(&l, NULL, &err), 0);
-    assert_false(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_false(cp_allowlist_has(&l, "registry.npm.example"));
     assert_false(cp_allowlist_has(&l, "registry.yarnpkg.com"));
     assert_true(cp_allowlist_has(&l, "pypi.org"));
-    assert_non_null(left_why(&l, "registry.npmjs.org"));
-    assert_non_null(strstr(left_why(&l, "registry.npmjs.org"), "npm.corp.example"));
+    assert_non_null(left_why(&l, "registry.npm.example"));
+    assert_non_null(strstr(left_why(&l, "registry.npm.example"), "npm.corp.example"));
 }
 
 static void test_allowlist__npmrc_public_registry__kept(void **state)
 {
     put(home, ".npmrc",
-        "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=x\n");
+        "registry=https://registry.npm.example/\n//registry.npm.example/:_authToken=x\n");
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(build(&l, NULL, &err), 0);
-    assert_true(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_true(cp_allowlist_has(&l, "registry.npm.example"));
     assert_int_equal(l.nleft_off, 0);
 }
 
@@ -128,7 +130,7 @@ static void test_allowlist__npmrc_scope_registry__npm_left_off(void **state)
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(build(&l, NULL, &err), 0);
-    assert_false(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_false(cp_allowlist_has(&l, "registry.npm.example"));
 }
 
 static void test_allowlist__bunfig_scope__npm_left_off(void **state)
@@ -138,8 +140,8 @@ static void test_allowlist__bunfig_scope__npm_left_off(void **state)
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(build(&l, NULL, &err), 0);
-    assert_false(cp_allowlist_has(&l, "registry.npmjs.org"));
-    assert_non_null(strstr(left_why(&l, "registry.npmjs.org"), "bun.acme.example"));
+    assert_false(cp_allowlist_has(&l, "registry.npm.example"));
+    assert_non_null(strstr(left_why(&l, "registry.npm.example"), "bun.acme.example"));
 }
 
 static void test_allowlist__pip_index_url__pypi_left_off(void **state)
@@ -150,7 +152,7 @@ static void test_allowlist__pip_index_url__pypi_left_off(void **state)
     assert_int_equal(build(&l, NULL, &err), 0);
     assert_false(cp_allowlist_has(&l, "pypi.org"));
     assert_false(cp_allowlist_has(&l, "files.pythonhosted.org"));
-    assert_true(cp_allowlist_has(&l, "registry.npmjs.org"));
+    assert_true(cp_allowlist_has(&l, "registry.npm.example"));
 }
 
 static void test_allowlist__unreadable_npmrc__refused(void **state)
