@@ -34,10 +34,14 @@ make -j"$(nproc)"
 case $mode in
 run)
     tests/integration/engines.sh docker
-    if ! curl -sf --unix-socket /var/run/docker.sock \
-        http://localhost/images/conch-place/work:bookworm/json >/dev/null; then
-        ./conch-place image build work --engine docker
-    fi
+    # The work image on every engine that answers (Podman too, where the test set-up left it
+    # running), so `run` finds it whichever engine it picks.
+    for sock in /var/run/docker.sock:docker /run/podman/podman.sock:podman; do
+        curl -sf --max-time 3 --unix-socket "${sock%:*}" http://localhost/_ping >/dev/null || continue
+        curl -sf --unix-socket "${sock%:*}" \
+            http://localhost/images/conch-place/work:bookworm/json >/dev/null ||
+            ./conch-place image build work --engine "${sock#*:}"
+    done
     ;;
 test)
     tests/integration/engines.sh all
