@@ -17,7 +17,6 @@
 #include "src/http.h"
 #include "src/json.h"
 #include "src/log.h"
-#include "src/paths.h"
 #include "src/util.h"
 
 #define LOG_MAX       (8 * 1024 * 1024)
@@ -386,52 +385,21 @@ int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out,
 
 /* ---- the refusal hint ---- */
 
-static int sidecar_log(struct cp_engine *e, const struct cp_sidecar *s, time_t since,
-                       struct cp_http_resp *resp, cp_error_t *err)
+int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
+                       time_t since, char ***out, cp_error_t *err)
 {
     cleanup_free char *url = xasprintf("http://localhost/v%s/containers/%s/logs?stdout=1&stderr=1"
                                        "&since=%lld",
                                        e->version, s->id, (long long)since);
     struct cp_http_req req = {
         .method = "GET", .url = url, .unix_socket = e->socket, .max_body = LOG_MAX};
-    if (cp_http_perform(&e->curl, &req, resp, err) < 0)
-        return cp_error_wrap(err, "reading the sidecar's log");
-    if (resp->status != 200)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the sidecar's log: HTTP %ld", resp->status);
-    return 0;
-}
-
-int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
-                       time_t since, char ***out, cp_error_t *err)
-{
     cleanup_http_resp struct cp_http_resp resp = {0};
-    if (sidecar_log(e, s, since, &resp, err) < 0)
-        return cp_error_code(err);
+    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
+        return cp_error_wrap(err, "reading the sidecar's log");
+    if (resp.status != 200)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the sidecar's log: HTTP %ld", resp.status);
     return cp_egress_log_refused_text(resp.body.data ? resp.body.data : "", resp.body.len, box, out,
                                       err);
-}
-
-/* Whether the sidecar logged any decision for box: a box that could not reach it leaves none. */
-static bool sidecar_heard(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
-                          time_t since)
-{
-    cleanup_http_resp struct cp_http_resp resp = {0};
-    cleanup_error cp_error_t err = NULL;
-    if (sidecar_log(e, s, since, &resp, &err) < 0)
-        return true; /* unknown: say nothing */
-    cleanup_free char *needle = xasprintf("\"box\":\"%s\"", box);
-    return resp.body.data != NULL && strstr(resp.body.data, needle) != NULL;
-}
-
-/* Docker sets the host's FORWARD policy to DROP; with bridge netfilter on, Podman's internal
- * bridges (netavark adds no accept rule for them) then drop box-to-sidecar traffic. */
-static bool podman_bridges_may_be_dropped(const struct cp_engine *e)
-{
-    cleanup_free char *v = NULL;
-    if (strcmp(e->kind, "podman") != 0 ||
-        cp_read_file("/proc/sys/net/bridge/bridge-nf-call-iptables", 16, &v, NULL, NULL) < 0)
-        return false;
-    return v[0] == '1' && access("/var/run/docker.sock", F_OK) == 0;
 }
 
 static char *joined(char **v)
@@ -464,12 +432,6 @@ void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char
             break;
         usleep(150 * 1000);
     }
-    if ((hosts == NULL || hosts[0] == NULL) && podman_bridges_may_be_dropped(e) &&
-        !sidecar_heard(e, s, box, since))
-        cp_say("the sealed box's egress sidecar heard nothing from it. If the command needed the "
-               "network: this host runs Docker too, whose FORWARD DROP policy also drops traffic "
-               "on Podman's internal bridges. Let them through with 'iptables -I DOCKER-USER -i "
-               "podman+ -o podman+ -j ACCEPT', or run with --engine docker or --unsealed.");
     if (hosts == NULL || hosts[0] == NULL)
         return;
     cleanup_free char *refused = joined(hosts), *allowed = cp_allowlist_summary(list);
