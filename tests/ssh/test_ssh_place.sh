@@ -210,7 +210,8 @@ for _ in $(seq 50); do pgrep -f 'sleep 41.25' >/dev/null && break; sleep 0.1; do
 kill -INT $pid
 wait $pid
 rc=$?
-sleep 0.5
+# The far command is stopped in the background (the keeper's kill script): give it time.
+for _ in $(seq 100); do pgrep -f 'sleep 41.25' >/dev/null || break; sleep 0.1; done
 [ "$rc" = 130 ] && ! pgrep -f 'sleep 41.25' >/dev/null && ok "Ctrl-C: 130 and the far command is gone" ||
     fail "Ctrl-C: rc=$rc, far: $(pgrep -af 'sleep 41.25')"
 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 42.25 >/dev/null 2>&1 &
