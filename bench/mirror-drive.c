@@ -16,7 +16,7 @@
 #include "mirror/listing.h"
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static double now(void)
 {

@@ -16,7 +16,7 @@
 #include "mirror/archive-util.h"
 #include "mirror/landing.h"
 #include "mirror/walk.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define BESIDE_SUFFIX ".conch-far"
 

@@ -12,7 +12,7 @@
 #include "mirror/listing.h"
 #include "mirror/report.h"
 #include "mirror/rules.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 /* 512 MB = 2^29 bytes of file data, counted as delivered; exactly that much is allowed. */
 #define CP_LAND_MAX_BYTES (512ULL * 1024 * 1024)

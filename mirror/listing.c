@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "mirror/listing.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 /* Deeper than this the walk stops: each level holds one open folder. */
 #define WALK_MAX_DEPTH 128

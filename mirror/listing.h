@@ -8,7 +8,7 @@
 
 #include "mirror/report.h"
 #include "mirror/rules.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 /* What says a file changed: any field differing. Far side: ino is 0 (its stat output has
  * none we trust across tools); ctime catches a rewrite that kept size and mtime. */

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "mirror/manifest.h"
-#include "src/buf.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 #define MANIFEST_HEADER "conch-mirror-manifest 1\n"
 #define MANIFEST_MAX    (256u * 1024 * 1024)

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "mirror/listing.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_mentry {
     char *path;

@@ -11,8 +11,8 @@
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
 #include "mirror/pack.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 #define LISTING_MAX    (256u * 1024 * 1024)
 #define FAR_STDERR_MAX (64u * 1024)

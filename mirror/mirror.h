@@ -10,7 +10,7 @@
 #include "mirror/report.h"
 #include "mirror/rules.h"
 #include "mirror/transport.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_mirror_opts {
     int rootfd;                   /* the work folder, opened once for the whole run (case 30) */

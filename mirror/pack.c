@@ -14,8 +14,8 @@
 #include "mirror/archive-util.h"
 #include "mirror/pack.h"
 #include "mirror/walk.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 struct sink {
     struct cp_remote *r;

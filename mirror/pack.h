@@ -8,7 +8,7 @@
 #include "mirror/listing.h"
 #include "mirror/report.h"
 #include "mirror/transport.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 /* Writes a GNU-format tar (raw name bytes, long names, any size) of files[0..n) to the far
  * command's standard input, then the NUL-separated deletion list as CP_DELETIONS_NAME and

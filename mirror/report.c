@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "mirror/report.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 void cp_report(struct cp_mirror_report *rep, const char *fmt, ...)
 {

@@ -6,8 +6,8 @@
 #include <strings.h>
 
 #include "mirror/rules.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 static const char *const default_protected[] = {
     ".env",  ".env.*", ".netrc",  ".pypirc",     ".git-credentials",

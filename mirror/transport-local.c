@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "mirror/transport.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 struct local_remote {
     struct cp_remote base; /* first, so the handle converts both ways */

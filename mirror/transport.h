@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_transport;
 struct cp_remote;

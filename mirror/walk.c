@@ -10,7 +10,7 @@
 
 #include "mirror/rules.h"
 #include "mirror/walk.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static const char *walk_why(int e)
 {

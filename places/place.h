@@ -6,8 +6,8 @@
 
 #include <json-c/json.h>
 
-#include "src/error.h"
-#include "src/settings.h"
+#include "src/base/error.h"
+#include "src/base/settings.h"
 
 /* One command to run, as `run` resolved it. Everything is borrowed. */
 struct cp_run_request {

@@ -3,7 +3,7 @@
 
 #include "places/place.h"
 #include "src/command.h"
-#include "src/settings.h"
+#include "src/base/settings.h"
 
 static int clean_handler(const struct cp_parsed *args, cp_error_t *err)
 {

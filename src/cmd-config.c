@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "src/command.h"
-#include "src/settings.h"
+#include "src/base/settings.h"
 
 static int config_handler(const struct cp_parsed *args, cp_error_t *err)
 {

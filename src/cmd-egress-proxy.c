@@ -15,8 +15,8 @@
 #include "places/egress/policy.h"
 #include "places/egress/proxy.h"
 #include "src/command.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 static volatile sig_atomic_t stop_requested;
 

@@ -8,9 +8,9 @@
 
 #include "places/container/allowlist.h"
 #include "src/command.h"
-#include "src/json.h"
-#include "src/settings.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/settings.h"
+#include "src/base/util.h"
 
 extern const struct cp_command cp_cmd_hosts;
 

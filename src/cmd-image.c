@@ -14,9 +14,9 @@
 #include "places/container/images.h"
 #include "places/container/rootfs.h"
 #include "src/command.h"
-#include "src/log.h"
-#include "src/settings.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/settings.h"
+#include "src/base/util.h"
 
 extern const struct cp_command cp_cmd_image;
 

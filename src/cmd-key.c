@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "src/command.h"
-#include "src/secrets.h"
-#include "src/util.h"
+#include "src/base/secrets.h"
+#include "src/base/util.h"
 
 /* Reads at most CP_SECRET_MAX + 2 bytes: a key, one newline, and one byte to tell "too long". */
 static int read_key(char **out, cp_error_t *err)

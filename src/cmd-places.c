@@ -5,8 +5,8 @@
 
 #include "places/place.h"
 #include "src/command.h"
-#include "src/json.h"
-#include "src/settings.h"
+#include "src/base/json.h"
+#include "src/base/settings.h"
 
 extern const struct cp_command cp_cmd_places;
 

@@ -8,8 +8,9 @@
 
 #include "places/place.h"
 #include "src/command.h"
-#include "src/settings.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/settings.h"
+#include "src/base/util.h"
 
 #define DEFAULT_PLACE "container"
 
@@ -38,10 +39,7 @@ static int check_engine(const char *engine, cp_error_t *err)
 /* The chat id derived from the folder: stable per folder, free of path characters. */
 static char *derive_chat(const char *workdir)
 {
-    unsigned long long h = 1469598103934665603ULL;
-    for (const char *p = workdir; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return xasprintf("%016llx", h);
+    return cp_folder_key(workdir);
 }
 
 static int resolve_workdir(const char *asked, char **out, cp_error_t *err)

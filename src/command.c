@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "src/command.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 const struct cp_command *cp_command_find(const char *name)
 {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_option {
     const char *long_name; /* without the dashes */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "src/command.h"
-#include "src/log.h"
+#include "src/base/log.h"
 
 /* 2, except for run: its own statuses are the command's, so every failure of ours is 125. */
 static int usage_failure(cp_error_t *err, const struct cp_command *cmd)

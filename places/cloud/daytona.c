@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "places/cloud/daytona.h"
-#include "src/json.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 #define MESSAGE_MAX        300
 #define RETRY_AFTER_CAP_MS 60000L

@@ -9,9 +9,9 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
-#include "src/error.h"
-#include "src/http.h"
-#include "src/settings.h"
+#include "src/base/error.h"
+#include "src/base/http.h"
+#include "src/base/settings.h"
 
 #define CP_DAYTONA_API "https://app.daytona.io/api"
 

@@ -16,10 +16,11 @@
 #include "places/cloud/toolbox.h"
 #include "places/cloud/transport-daytona.h"
 #include "places/place.h"
-#include "src/log.h"
-#include "src/secrets.h"
-#include "src/signals.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/log.h"
+#include "src/base/secrets.h"
+#include "src/base/signals.h"
+#include "src/base/util.h"
 
 #define OUTPUT_MAX (64 * 1024 * 1024)
 
@@ -244,10 +245,7 @@ static char *folder_chat(void)
 {
     cleanup_free char *cwd = getcwd(NULL, 0);
     cleanup_free char *real = cwd ? realpath(cwd, NULL) : NULL;
-    unsigned long long h = 1469598103934665603ULL;
-    for (const char *p = real ? real : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return xasprintf("%016llx", h);
+    return cp_folder_key(real ? real : "");
 }
 
 static int check_sandbox(struct cp_daytona *d, cp_error_t *err)

@@ -5,8 +5,8 @@
 #include <time.h>
 
 #include "places/cloud/sandbox.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 /* Copies printable text only; false when it does not fit. */
 static bool copy_text(char *dst, size_t cap, const char *src)

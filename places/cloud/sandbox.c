@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "places/cloud/sandbox.h"
-#include "src/json.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 #define AUTO_STOP_MIN     15
 #define AUTO_ARCHIVE_MIN  (7 * 24 * 60)

@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 
 #include "places/cloud/daytona.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define CP_CLOUD_LABEL_OURS  "conch-place"
 #define CP_CLOUD_LABEL_CHAT  "conch-chat"

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "places/cloud/toolbox.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 /* A real semver at or above 0.167.0 gets stdout and stderr apart from the sessions API. */
 #define SPLIT_OUTPUT_VERSION "X-Daytona-SDK-Version: 0.190.0"

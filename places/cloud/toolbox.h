@@ -7,7 +7,7 @@
 
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox.h"
-#include "src/buf.h"
+#include "src/base/buf.h"
 
 /* The sandbox's toolbox base: its toolboxProxyUrl + "/" + id, after the origin check. */
 struct cp_toolbox {

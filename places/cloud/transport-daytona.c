@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "places/cloud/transport-daytona.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define STDIN_MAX  (1200ULL * 1024 * 1024) /* the mirror's 1 GB, with its archive overhead */
 #define STDOUT_MAX (600UL * 1024 * 1024)   /* the 512 MB that may come back, with overhead */

@@ -13,10 +13,11 @@
 #include "places/container/hostconf.h"
 #include "places/container/registries.h"
 #include "places/egress/auth.h"
-#include "src/buf.h"
-#include "src/json.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/buf.h"
+#include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 #define ENTRIES_MAX 1024
 

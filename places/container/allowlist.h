@@ -9,8 +9,8 @@
 
 #include <json-c/json.h>
 
-#include "src/error.h"
-#include "src/settings.h"
+#include "src/base/error.h"
+#include "src/base/settings.h"
 
 struct cp_host_why {
     char *host;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "places/container/box-spec.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define GIB (1024LL * 1024 * 1024)
 

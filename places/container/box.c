@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "places/container/box.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 /* Field 22 of /proc/PID/stat: the start time that tells a reused pid from its first owner. */
 static char *process_start(long pid)

@@ -12,9 +12,10 @@
 #include "places/container/images.h"
 #include "places/container/rootfs.h"
 #include "places/egress/auth.h"
-#include "src/log.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 #define BINARY_MAX (256 * 1024 * 1024)
 

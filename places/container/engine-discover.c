@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "places/container/engine.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 struct list {
     char **v;

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 
 #include "places/container/engine.h"
-#include "src/http.h"
-#include "src/json.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/http.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 /* 1.41 is what Docker 20.10 and Podman 4 serve; newer engines accept it down to 1.40,
  * except Docker 29.0-29.2 (minimum 1.44), so the version is always negotiated. */

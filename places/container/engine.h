@@ -7,7 +7,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_engine {
     char *socket;     /* the unix socket that answered */

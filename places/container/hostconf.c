@@ -9,8 +9,8 @@
 #include <strings.h>
 
 #include "places/container/hostconf.h"
-#include "src/hostname.h"
-#include "src/util.h"
+#include "src/base/hostname.h"
+#include "src/base/util.h"
 
 enum dialect { NPMRC, BUNFIG, PIPCONF, GITCONFIG };
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "places/container/images.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_error_t *err)
 {

@@ -6,9 +6,9 @@
 #include "places/container/box.h"
 #include "places/container/leftovers.h"
 #include "places/container/warm.h"
-#include "src/json.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 static bool is_leftover(const char *name, json_object *labels, bool all_warm)
 {

@@ -15,8 +15,8 @@
 
 #include "places/container/hostconf.h"
 #include "places/container/registries.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 #define NPM_WAIT_MS 15000
 

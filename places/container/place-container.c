@@ -19,11 +19,11 @@
 #include "places/container/stream.h"
 #include "places/container/warm.h"
 #include "places/place.h"
-#include "src/json.h"
-#include "src/log.h"
-#include "src/paths.h"
-#include "src/signals.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/signals.h"
+#include "src/base/util.h"
 
 struct container_state {
     struct cp_engine *engine;

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "places/container/protect.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 #define SCAN_MAX_ENTRIES 500000
 #define SCAN_MAX_DEPTH   64

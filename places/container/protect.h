@@ -2,8 +2,8 @@
 #ifndef CONCH_PROTECT_H
 #define CONCH_PROTECT_H
 
-#include "src/error.h"
-#include "src/settings.h"
+#include "src/base/error.h"
+#include "src/base/settings.h"
 
 struct cp_protected {
     char **dirs;  /* absolute paths of folders to cover with a tmpfs */

@@ -10,8 +10,8 @@
 
 #include "places/container/images.h"
 #include "places/container/rootfs.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 char *cp_self_path(void)
 {

@@ -13,11 +13,11 @@
 #include "places/container/sidecar.h"
 #include "places/egress/auth.h"
 #include "places/egress/elog.h"
-#include "src/buf.h"
-#include "src/http.h"
-#include "src/json.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/http.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 #define LOG_MAX       (8 * 1024 * 1024)
 #define ENSURE_TRIES  4

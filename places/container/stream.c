@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "places/container/stream.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define HEADER_MAX (16 * 1024)
 

@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 
 #include "places/container/engine.h"
-#include "src/buf.h"
+#include "src/base/buf.h"
 
 /* Splits the engine's multiplexed stream into standard output and error as bytes arrive. */
 struct cp_demux {

@@ -14,9 +14,9 @@
 
 #include "places/container/box.h"
 #include "places/container/warm.h"
-#include "src/json.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 /* A warm box nobody claims leaves after WARM_LIFE seconds; one older than WARM_CLAIM_MAX is
  * not claimed, so it cannot expire between the claim and the wake-up. */

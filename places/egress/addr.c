@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "places/egress/addr.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static uint32_t v4_at(const uint8_t *b)
 {

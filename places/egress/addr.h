@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 enum cp_addr_kind {
     CP_ADDR_PUBLIC = 0,

@@ -15,15 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define CP_EGRESS_SECRET_ENV  "CONCH_EGRESS_SECRET"
 #define CP_EGRESS_SECRET_MIN  32
 #define CP_EGRESS_BOX_MAX     64
 #define CP_EGRESS_TOKEN_CHARS 64
-
-void cp_sha256(const void *data, size_t len, uint8_t out[32]);
-void cp_hmac_sha256(const void *key, size_t key_len, const void *data, size_t len, uint8_t out[32]);
 
 bool cp_egress_box_id_valid(const char *box);
 

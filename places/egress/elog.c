@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "places/egress/elog.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 #define LOG_READ_MAX (16 * 1024 * 1024)
 #define HOSTS_MAX    1024

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "places/egress/verdict.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_egress_decision {
     time_t time;

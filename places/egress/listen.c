@@ -9,7 +9,7 @@
 
 #include "places/egress/addr.h"
 #include "places/egress/proxy.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static int split_listen(const char *text, struct cp_ip *ip, long *port, cp_error_t *err)
 {

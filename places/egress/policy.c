@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "places/egress/policy.h"
-#include "src/hostname.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/hostname.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 static char *lowered(const char *s)
 {

@@ -8,7 +8,7 @@
 
 #include "places/egress/addr.h"
 #include "places/egress/verdict.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define CP_EGRESS_ADDRS_MAX 16
 

@@ -19,7 +19,7 @@
 #include "places/egress/elog.h"
 #include "places/egress/proxy.h"
 #include "places/egress/request.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define SCRATCH_SIZE    (64 * 1024)
 #define LINGER_MS       2000        /* after a refusal: time for the client to read it */

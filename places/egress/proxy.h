@@ -8,7 +8,7 @@
 
 #include "places/egress/policy.h"
 #include "places/egress/resolver.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_egress_proxy_config {
     const struct cp_egress_policy *policy;

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "places/egress/request.h"
-#include "src/hostname.h"
+#include "src/base/hostname.h"
 
 struct span {
     const char *p;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "places/egress/resolver.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define THREADS_MAX 16
 

@@ -8,7 +8,7 @@
 
 #include "places/egress/addr.h"
 #include "places/egress/policy.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_egress_answer {
     int ok; /* 1 when the name resolved to at least one address */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "places/egress/verdict.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
     [CP_EGRESS_ALLOWED] = {200, "Connection established", NULL, "allowed", "tunnel opened"},

@@ -8,10 +8,10 @@
 
 #include "places/ssh/known_hosts.h"
 #include "places/ssh/ssh_config.h"
-#include "places/ssh/ssh_sha1.h"
 #include "places/ssh/ssh_text.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/digest.h"
+#include "src/base/util.h"
 
 enum { SEEN_MATCH = 1, SEEN_CHANGED = 2, SEEN_REVOKED = 4, SEEN_CA = 8 };
 
@@ -25,48 +25,6 @@ struct kh_line {
 char *cp_known_hosts_name(const char *host, long port)
 {
     return port == 22 ? xstrdup(host) : xasprintf("[%s]:%ld", host, port);
-}
-
-static int b64_value(unsigned char c)
-{
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char *p = c != '\0' ? strchr(alphabet, c) : NULL;
-    return p != NULL ? (int)(p - alphabet) : -1;
-}
-
-int cp_base64_decode(const char *s, size_t len, unsigned char **out, size_t *out_len)
-{
-    while (len > 0 && s[len - 1] == '=')
-        len--;
-    if (len % 4 == 1)
-        return -1;
-    unsigned char *buf = xmalloc(len * 3 / 4 + 1);
-    size_t n = 0;
-    uint32_t acc = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = b64_value((unsigned char)s[i]);
-        if (v < 0) {
-            free(buf);
-            return -1;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        if (i % 4 == 3) {
-            buf[n++] = (unsigned char)(acc >> 16);
-            buf[n++] = (unsigned char)(acc >> 8);
-            buf[n++] = (unsigned char)acc;
-            acc = 0;
-        }
-    }
-    if (len % 4 == 2)
-        buf[n++] = (unsigned char)(acc >> 4);
-    else if (len % 4 == 3) {
-        buf[n++] = (unsigned char)(acc >> 10);
-        buf[n++] = (unsigned char)(acc >> 2);
-    }
-    *out = buf;
-    *out_len = n;
-    return 0;
 }
 
 /* The key type named inside a key blob (its first string), or "" if malformed. */

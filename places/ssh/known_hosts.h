@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define CP_KH_MAX_FILE_SIZE (16 * 1024 * 1024)
 
@@ -41,8 +41,5 @@ int cp_known_hosts_check(char *const *files, const char *name, const unsigned ch
  * unknown (CP_ERR_NOT_FOUND), changed or revoked (CP_ERR_DENIED), CA only (CP_ERR_UNSAFE). */
 int cp_known_hosts_verdict_error(const struct cp_kh_verdict *v, const char *alias, const char *name,
                                  cp_error_t *err);
-
-/* Decodes standard base64; -1 on anything else. *out is the caller's. */
-int cp_base64_decode(const char *s, size_t len, unsigned char **out, size_t *out_len);
 
 #endif

@@ -6,7 +6,6 @@ libconch_la_SOURCES += \
 	places/ssh/ssh_jump.c \
 	places/ssh/ssh_fs.c \
 	places/ssh/ssh_text.c places/ssh/ssh_text.h \
-	places/ssh/ssh_sha1.c places/ssh/ssh_sha1.h \
 	places/ssh/known_hosts.c places/ssh/known_hosts.h \
 	places/ssh/ssh_handles.h places/ssh/ssh_session.h places/ssh/ssh_session_int.h \
 	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \

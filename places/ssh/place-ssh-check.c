@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "places/ssh/place-ssh-int.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 /* Prints "missing TOOL", "nowrite" or "ok FREE_KB" for the copy's folder. */
 static const char probe_script[] =

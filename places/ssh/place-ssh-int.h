@@ -5,8 +5,8 @@
 #include "places/place.h"
 #include "places/ssh/ssh_config.h"
 #include "places/ssh/ssh_session.h"
-#include "src/error.h"
-#include "src/settings.h"
+#include "src/base/error.h"
+#include "src/base/settings.h"
 
 /* `exec /bin/sh -c SCRIPT NAME ARGS...` quoted for the far login shell. *out is the caller's. */
 char *cp_ssh_shell_command(const char *script, const char *name, char *const *args);

@@ -29,9 +29,9 @@
 #include "places/ssh/place-ssh-int.h"
 #include "places/ssh/ssh_place.h"
 #include "places/ssh/ssh_session_int.h"
-#include "src/log.h"
-#include "src/signals.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/signals.h"
+#include "src/base/util.h"
 
 /* $1 lock file, $2 copy folder. Checks the tools the mirror needs, makes the copy's folder,
  * takes the lock, says "ok", then holds the lock until its input ends. */

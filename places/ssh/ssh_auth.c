@@ -10,10 +10,11 @@
 #include <unistd.h>
 
 #include "places/ssh/known_hosts.h"
+#include "src/base/digest.h"
 #include "places/ssh/ssh_session_int.h"
-#include "src/log.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 /* The public key blob of IdentityFile's .pub, for IdentitiesOnly; NULL when unreadable. */
 static unsigned char *pub_blob(const char *identity, size_t *len_out)

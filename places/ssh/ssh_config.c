@@ -7,8 +7,8 @@
 
 #include "places/ssh/ssh_config_int.h"
 #include "places/ssh/ssh_text.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 int ssh_parse_error(struct ssh_parse *p, int code, cp_error_t *err, const char *fmt, ...)
 {

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define CP_SSH_MAX_INCLUDE_DEPTH  16
 #define CP_SSH_MAX_FILES          256 /* config files read in one resolution */

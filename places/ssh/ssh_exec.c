@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "places/ssh/ssh_session_int.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 #define EXEC_BUF 32768
 

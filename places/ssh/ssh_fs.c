@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "places/ssh/ssh_config.h"
-#include "src/buf.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 int cp_ssh_check_file_owner(const char *path, int fd, cp_error_t *err)
 {

@@ -4,7 +4,7 @@
 
 #include <libssh2.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 void cp_cleanup_libssh2_channel(LIBSSH2_CHANNEL **c);
 void cp_cleanup_libssh2_agent(LIBSSH2_AGENT **a);

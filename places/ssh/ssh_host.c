@@ -6,8 +6,8 @@
 
 #include "places/ssh/ssh_config_int.h"
 #include "places/ssh/ssh_text.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 void cp_ssh_host_dispose(struct cp_ssh_host *h)
 {

@@ -5,7 +5,7 @@
 
 #include "places/ssh/ssh_config.h"
 #include "places/ssh/ssh_text.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define MAX_HOPS 8
 

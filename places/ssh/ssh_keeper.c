@@ -25,11 +25,11 @@
 
 #include "places/ssh/place-ssh-int.h"
 #include "places/ssh/ssh_session_int.h"
-#include "src/buf.h"
-#include "src/log.h"
-#include "src/paths.h"
-#include "src/signals.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/signals.h"
+#include "src/base/util.h"
 
 #define KEEPER_MAGIC   "conch-keeper 1"
 #define KEEPER_MAX_MSG (1024 * 1024)

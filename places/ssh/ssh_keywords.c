@@ -8,7 +8,7 @@
 
 #include "places/ssh/ssh_config_int.h"
 #include "places/ssh/ssh_text.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define FIELD(p, kw, type) ((type *)((char *)(p)->h + (kw)->field))
 

@@ -12,8 +12,8 @@
 
 #include "mirror/transport.h"
 #include "places/ssh/ssh_session_int.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 #define ERR_KEEP (64 * 1024)
 

@@ -5,7 +5,7 @@
 
 #include "places/ssh/known_hosts.h"
 #include "places/ssh/ssh_place.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static json_object *entry(const char *place, bool ready, const char *next)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "places/ssh/ssh_session_int.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 #define PUMP_BUF 32768
 

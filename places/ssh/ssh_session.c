@@ -9,9 +9,9 @@
 
 #include "places/ssh/known_hosts.h"
 #include "places/ssh/ssh_session_int.h"
-#include "src/log.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 #define MAX_JUMP_DEPTH 8
 

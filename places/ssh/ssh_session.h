@@ -9,7 +9,7 @@
 
 #include "mirror/transport.h"
 #include "places/ssh/ssh_config.h"
-#include "src/error.h"
+#include "src/base/error.h"
 
 #define CP_SSH_DEFAULT_TIMEOUT 30 /* seconds, when ConnectTimeout is none */
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "places/ssh/ssh_text.h"
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 static bool is_blank(char c)
 {

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 /* Splits the arguments of a config line as openssh's argv_split does: blanks separate,
  * '"' and '\'' quote, '\' escapes a quote, a backslash or (unquoted) a blank, and an

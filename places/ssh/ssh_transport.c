@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "places/ssh/ssh_session_int.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static int connect_one(const struct addrinfo *ai, long timeout, int *fd_out)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "places/ssh/ssh_session_int.h"
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 static const char trampoline[] =
     "exec /bin/sh -c 'IFS= read -r n || exit 0; c=; "

@@ -8,8 +8,8 @@
 
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "places/container/hostconf.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

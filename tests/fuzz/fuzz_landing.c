@@ -14,7 +14,7 @@
 
 #include "mirror/archive-util.h"
 #include "mirror/landing.h"
-#include "src/util.h"
+#include "src/base/util.h"
 #include "tests/mirror/scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "places/egress/request.h"
-#include "src/hostname.h"
+#include "src/base/hostname.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,8 +3,8 @@
 
 #include <stdint.h>
 
-#include "src/json.h"
-#include "src/settings.h"
+#include "src/base/json.h"
+#include "src/base/settings.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "places/ssh/ssh_config.h"
-#include "src/util.h"
+#include "src/base/util.h"
 #include "tests/ssh/memfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

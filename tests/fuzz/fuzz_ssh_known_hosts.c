@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "places/ssh/known_hosts.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 #include "tests/mirror/tarbuild.h"
 
 static void save(const char *dir, const char *name, struct tb *t)

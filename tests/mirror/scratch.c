@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 #include "tests/mirror/scratch.h"
 
 int scratch_make(struct scratch *s)

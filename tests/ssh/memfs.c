@@ -4,7 +4,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/base/util.h"
 #include "tests/ssh/memfs.h"
 
 static int mem_read(void *ctx, const char *path, char **out, size_t *len_out, cp_error_t *err)

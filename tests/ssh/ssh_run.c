@@ -8,7 +8,7 @@
 
 #include "places/ssh/ssh_config.h"
 #include "places/ssh/ssh_session.h"
-#include "src/util.h"
+#include "src/base/util.h"
 
 static int fail(cp_error_t *err)
 {

@@ -19,8 +19,8 @@
 #include "places/container/allowlist.h"
 #include "places/container/hostconf.h"
 #include "places/container/sidecar.h"
-#include "src/json.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
 
 static char scratch[64];
 static char *home, *work;

@@ -16,9 +16,9 @@
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox.h"
 #include "places/cloud/toolbox.h"
-#include "src/json.h"
-#include "src/secrets.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/secrets.h"
+#include "src/base/util.h"
 
 static void refused(const char *url)
 {

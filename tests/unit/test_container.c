@@ -19,9 +19,9 @@
 #include "places/container/protect.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
-#include "src/json.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 static json_object *spec_json(bool sealed, bool podman)
 {

@@ -13,7 +13,8 @@
 
 #include "places/egress/auth.h"
 #include "places/egress/elog.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/util.h"
 
 #define SECRET "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
 

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "mirror/landing.h"
-#include "src/util.h"
+#include "src/base/util.h"
 #include "tests/mirror/landrun.h"
 
 static struct scratch S;

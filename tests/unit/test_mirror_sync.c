@@ -22,7 +22,7 @@
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
 #include "mirror/transport.h"
-#include "src/util.h"
+#include "src/base/util.h"
 #include "tests/mirror/scratch.h"
 
 static struct scratch S;

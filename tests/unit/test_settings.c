@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "src/hostname.h"
-#include "src/json.h"
-#include "src/paths.h"
-#include "src/settings.h"
-#include "src/util.h"
+#include "src/base/hostname.h"
+#include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/settings.h"
+#include "src/base/util.h"
 
 static char scratch[] = "/tmp/conch-test-settings-XXXXXX";
 

@@ -15,7 +15,7 @@
 #include "places/ssh/ssh_config.h"
 #include "places/ssh/ssh_place.h"
 #include "places/ssh/ssh_text.h"
-#include "src/util.h"
+#include "src/base/util.h"
 #include "tests/ssh/memfs.h"
 
 #define CONFIG "/home/u/.ssh/config"

@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "places/ssh/known_hosts.h"
-#include "places/ssh/ssh_sha1.h"
-#include "src/util.h"
+#include "src/base/digest.h"
+#include "src/base/util.h"
 
 /* Two ed25519 keys and one ECDSA key, made with ssh-keygen for these tests. */
 #define K1 "AAAAC3NzaC1lZDI1NTE5AAAAIDQHpkz6gbP4yt++iXeb6x6m+wqfmqu8FX5L0RhLi7cZ"

@@ -7,8 +7,8 @@
 
 #include <curl/curl.h>
 
-#include "src/buf.h"
-#include "src/error.h"
+#include "src/base/buf.h"
+#include "src/base/error.h"
 
 void cp_cleanup_curlp(CURL **c);
 void cp_cleanup_slistp(struct curl_slist **l);

@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "src/signals.h"
+#include "src/base/signals.h"
 
 static int pipe_fds[2] = {-1, -1};
 static volatile sig_atomic_t caught = 0;

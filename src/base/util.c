@@ -1,7 +1,7 @@
 /* Cleanup helpers and allocation that never returns NULL. */
 #include "config.h"
 
-#include "src/util.h"
+#include "src/base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -3,8 +3,8 @@
 
 #include <strings.h>
 
-#include "src/http.h"
-#include "src/util.h"
+#include "src/base/http.h"
+#include "src/base/util.h"
 
 void cp_cleanup_curlp(CURL **c)
 {

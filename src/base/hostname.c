@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/hostname.h"
+#include "src/base/hostname.h"
 
 static bool label_valid(const char *s, size_t len)
 {

@@ -3,11 +3,11 @@
 
 #include <string.h>
 
-#include "src/settings.h"
-#include "src/hostname.h"
-#include "src/json.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/settings.h"
+#include "src/base/hostname.h"
+#include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 #define CONFIG_MAX (1024 * 1024)
 

@@ -1,8 +1,8 @@
 /* The error object: made at the failure site, wrapped on the way up, printed by main. */
 #include "config.h"
 
-#include "src/error.h"
-#include "src/util.h"
+#include "src/base/error.h"
+#include "src/base/util.h"
 
 #include <errno.h>
 #include <stdio.h>

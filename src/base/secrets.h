@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 /* The longest key accepted; anything longer is not a key. */
 #define CP_SECRET_MAX 4096

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/json.h"
-#include "src/paths.h"
-#include "src/secrets.h"
-#include "src/util.h"
+#include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/secrets.h"
+#include "src/base/util.h"
 
 #define SECRETS_FILE "workplaces.secrets.json"
 #define SECRETS_MAX  (64 * 1024)

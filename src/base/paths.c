@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/buf.h"
-#include "src/paths.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
 
 int cp_home_dir(char **out, cp_error_t *err)
 {

@@ -2,7 +2,7 @@
 #ifndef CONCH_PATHS_H
 #define CONCH_PATHS_H
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 /* $HOME where set, else the password database's home; the caller frees *out. */
 int cp_home_dir(char **out, cp_error_t *err);

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 struct cp_config {
     char *path;

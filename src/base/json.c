@@ -1,7 +1,7 @@
 /* json-c helpers: strict whole-document parsing with the tokener's error carried up. */
 #include "config.h"
 
-#include "src/json.h"
+#include "src/base/json.h"
 
 void cp_cleanup_jsonp(json_object **o)
 {

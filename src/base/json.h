@@ -4,7 +4,7 @@
 
 #include <json-c/json.h>
 
-#include "src/error.h"
+#include "src/base/error.h"
 
 void cp_cleanup_jsonp(json_object **o);
 #define cleanup_json __attribute__((cleanup(cp_cleanup_jsonp)))

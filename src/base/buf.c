@@ -1,8 +1,8 @@
 /* Bounded buffers for bodies, captured output and request headers (STYLE.md §8). */
 #include "config.h"
 
-#include "src/buf.h"
-#include "src/util.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
 
 void cp_buf_init(struct cp_buf *b, size_t max)
 {

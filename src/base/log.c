@@ -5,8 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/log.h"
-#include "src/util.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
 
 int cp_log_verbose = 0;
 
