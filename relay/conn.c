@@ -1,0 +1,374 @@
+/* One connection to the door, on its own thread. A control connection mints a ticket; an HTTP
+ * one is judged (relay/request.c), takes a run slot and its ticket, and is then answered by
+ * `conch-place run` itself, started here with pipes for its two streams: the same place code,
+ * seal, mirror, lock and words as a direct run, and no second path. When the client goes (or
+ * the runner passes on Ctrl-C) the run gets the signal, removes its box and exits 130 or 143,
+ * and that status still travels back if anyone is listening. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "relay/door-int.h"
+#include "relay/frames.h"
+#include "relay/request.h"
+#include "src/base/util.h"
+
+#define HEAD_WAIT_MS 5000 /* the whole request head must arrive within this */
+#define PIPE_CHUNK   65536
+
+extern char **environ;
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int send_all(int fd, const void *buf, size_t len, int flags)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL | flags);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads what the client still sends for a moment, so closing does not reset the connection
+ * before it has read the answer. */
+static void linger_close(int fd)
+{
+    shutdown(fd, SHUT_WR);
+    char sink[4096];
+    long until = now_ms() + 200;
+    for (long left = 200; left > 0; left = until - now_ms()) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, (int)left) <= 0 || recv(fd, sink, sizeof(sink), 0) <= 0)
+            break;
+    }
+}
+
+static void refuse(int fd, int status, const char *reason)
+{
+    char body[256], head[512];
+    int blen = snprintf(body, sizeof(body), "conch-place relay: %s\n", reason);
+    int hlen = snprintf(head, sizeof(head),
+                        "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+                        "Cache-Control: no-store\r\nConnection: close\r\n%s\r\n",
+                        status, cp_relay_status_text(status), blen,
+                        status == 405   ? "Allow: GET\r\n"
+                        : status == 503 ? "Retry-After: 1\r\n"
+                                        : "");
+    if (send_all(fd, head, (size_t)hlen, 0) == 0)
+        (void)send_all(fd, body, (size_t)blen, 0);
+    linger_close(fd);
+}
+
+/* Reads and judges the head; the buffer that held the ticket is wiped before this returns.
+ * *early gets the first byte the client sent after the head (a runner's signal), or 0. */
+static bool read_request(int fd, unsigned port, struct cp_relay_verdict *v, char *early)
+{
+    char head[CP_RELAY_HEAD_MAX + 1];
+    size_t len = 0;
+    int r = 1;
+    long until = now_ms() + HEAD_WAIT_MS;
+    while (r == 1) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        long left = until - now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+            *v = (struct cp_relay_verdict){.status = 408,
+                                           .reason = "the request head took too long"};
+            break;
+        }
+        ssize_t n = recv(fd, head + len, CP_RELAY_HEAD_MAX - len, 0);
+        if (n <= 0 && !(n < 0 && errno == EINTR)) {
+            explicit_bzero(head, len);
+            return false;
+        }
+        len += n > 0 ? (size_t)n : 0;
+        r = cp_relay_judge(head, len, port, v);
+    }
+    *early = v->status == 0 && len > v->head_len ? head[v->head_len] : 0;
+    explicit_bzero(head, sizeof(head));
+    return true;
+}
+
+static int take_slot(struct door *d)
+{
+    int slot = -1;
+    pthread_mutex_lock(&d->lock);
+    if (!d->stopping && d->runs < d->max_runs) {
+        for (int i = 0; i < d->max_runs && slot < 0; i++)
+            if (d->children[i] == 0)
+                slot = i;
+        d->children[slot] = -1; /* taken, no process yet */
+        d->runs++;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return slot;
+}
+
+static void set_slot(struct door *d, int slot, pid_t pid)
+{
+    pthread_mutex_lock(&d->lock);
+    d->children[slot] = pid;
+    bool stop = d->stopping;
+    pthread_mutex_unlock(&d->lock);
+    if (stop && pid > 0)
+        kill(pid, SIGTERM);
+}
+
+static void release_slot(struct door *d, int slot)
+{
+    pthread_mutex_lock(&d->lock);
+    d->children[slot] = 0;
+    d->runs--;
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* `conch-place run --place P --workdir D -- ARGV`, its stdin /dev/null, its streams the pipes'
+ * write ends; every other descriptor of the door is close-on-exec. */
+static pid_t spawn_run(const struct cp_ticket *k, int out_w, int err_w)
+{
+    size_t n = cp_strv_len(k->argv);
+    cleanup_free char **argv = xcalloc(n + 8, sizeof(char *));
+    const char *head[] = {"conch-place", "run", "--place", k->place, "--workdir", k->workdir, "--"};
+    for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+        argv[i] = (char *)head[i];
+    for (size_t i = 0; i < n; i++)
+        argv[ARRAY_SIZE(head) + i] = k->argv[i];
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
+    posix_spawnattr_init(&at);
+    sigset_t none, dflt;
+    sigemptyset(&none);
+    sigemptyset(&dflt);
+    sigaddset(&dflt, SIGINT);
+    sigaddset(&dflt, SIGTERM);
+    sigaddset(&dflt, SIGHUP);
+    posix_spawnattr_setsigmask(&at, &none); /* the door's threads block the stop signals */
+    posix_spawnattr_setsigdefault(&at, &dflt);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ) != 0)
+        pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    return pid;
+}
+
+struct answer {
+    int fd;
+    enum cp_relay_form form;
+    bool gone;      /* the client cannot be written to any more */
+    char last_byte; /* plain form: the last byte sent, for the status line */
+    bool any;
+};
+
+static void answer_bytes(struct answer *a, enum cp_frame_type type, const char *data, size_t len)
+{
+    if (a->gone)
+        return;
+    if (a->form == CP_RELAY_FRAMES) {
+        char h[CP_FRAME_HEAD];
+        cp_frame_head(h, type, len);
+        a->gone = send_all(a->fd, h, sizeof(h), MSG_MORE) < 0 || send_all(a->fd, data, len, 0) < 0;
+        return;
+    }
+    if (type != CP_FRAME_OUT && type != CP_FRAME_ERR && type != CP_FRAME_FAIL)
+        return;
+    a->gone = send_all(a->fd, data, len, 0) < 0;
+    if (len > 0) {
+        a->last_byte = data[len - 1];
+        a->any = true;
+    }
+}
+
+/* The end of an answer: the status frame, or the plain form's last line. */
+static void answer_status(struct answer *a, int status)
+{
+    char line[64];
+    int n;
+    if (a->form == CP_RELAY_FRAMES) {
+        n = snprintf(line, sizeof(line), "%d", status);
+        answer_bytes(a, CP_FRAME_EXIT, line, (size_t)n);
+        return;
+    }
+    n = snprintf(line, sizeof(line), "%sconch-place: exit status %d\n",
+                 a->any && a->last_byte != '\n' ? "\n" : "", status);
+    answer_bytes(a, CP_FRAME_OUT, line, (size_t)n);
+}
+
+/* The client's side while the command runs: a runner's signal byte (SIGINT or SIGTERM), or
+ * the end of the connection (SIGTERM). Returns the signal to pass on, or 0. */
+static int client_says(int fd, char *c)
+{
+    ssize_t n = recv(fd, c, 1, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n == 1)
+        return *c == SIGINT ? SIGINT : SIGTERM;
+    return SIGTERM;
+}
+
+/* Passes the run's two streams on until both end; stops the run when the client asks or goes. */
+static void relay_streams(struct answer *a, pid_t pid, int out_r, int err_r, char early)
+{
+    struct pollfd p[3] = {{.fd = out_r, .events = POLLIN},
+                          {.fd = err_r, .events = POLLIN},
+                          {.fd = a->fd, .events = POLLIN | POLLRDHUP}};
+    bool asked = false;
+    if (early != 0) {
+        kill(pid, early == SIGINT ? SIGINT : SIGTERM);
+        asked = true;
+        p[2].fd = -1;
+    }
+    char *buf = xmalloc(PIPE_CHUNK);
+    while (p[0].fd >= 0 || p[1].fd >= 0) {
+        if (poll(p, 3, -1) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || p[i].revents == 0)
+                continue;
+            ssize_t n = read(p[i].fd, buf, PIPE_CHUNK);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                continue;
+            }
+            answer_bytes(a, i == 0 ? CP_FRAME_OUT : CP_FRAME_ERR, buf, (size_t)n);
+        }
+        char c = 0;
+        int sig = p[2].fd >= 0 && p[2].revents != 0 ? client_says(a->fd, &c) : 0;
+        if (a->gone && !asked)
+            sig = SIGTERM;
+        if (sig != 0 && !asked) {
+            kill(pid, sig);
+            asked = true;
+        }
+        if (asked)
+            p[2].fd = -1;
+    }
+    free(buf);
+}
+
+static int wait_status(pid_t pid, struct answer *a)
+{
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(ws))
+        return WEXITSTATUS(ws);
+    char words[128];
+    int n = snprintf(words, sizeof(words),
+                     "conch-place: the run ended on signal %d before it could answer\n",
+                     WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+    answer_bytes(a, a->form == CP_RELAY_FRAMES ? CP_FRAME_FAIL : CP_FRAME_ERR, words, (size_t)n);
+    return 125;
+}
+
+static void run_ticket(struct door *d, int slot, int fd, const struct cp_ticket *k,
+                       enum cp_relay_form form, char early)
+{
+    struct answer a = {.fd = fd, .form = form};
+    char head[256];
+    int hlen = snprintf(head, sizeof(head),
+                        "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nCache-Control: no-store\r\n"
+                        "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+                        form == CP_RELAY_FRAMES ? CP_RELAY_FRAMES_TYPE : "text/plain");
+    a.gone = send_all(fd, head, (size_t)hlen, 0) < 0;
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    pid_t pid = -1;
+    if (pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0)
+        pid = spawn_run(k, out[1], err[1]);
+    /* The run holds the write ends now: ours must go, or the streams never end. */
+    if (out[1] >= 0)
+        close(out[1]);
+    if (err[1] >= 0)
+        close(err[1]);
+    if (pid < 0) {
+        static const char words[] = "conch-place: the door could not start conch-place run\n";
+        answer_bytes(&a, form == CP_RELAY_FRAMES ? CP_FRAME_FAIL : CP_FRAME_ERR, words,
+                     sizeof(words) - 1);
+        answer_status(&a, 125);
+    } else {
+        set_slot(d, slot, pid);
+        relay_streams(&a, pid, out[0], err[0], early);
+        out[0] = err[0] = -1; /* closed by relay_streams */
+        answer_status(&a, wait_status(pid, &a));
+    }
+    if (out[0] >= 0)
+        close(out[0]);
+    if (err[0] >= 0)
+        close(err[0]);
+}
+
+static void serve_http(struct door *d, int fd)
+{
+    struct cp_relay_verdict v;
+    char early = 0;
+    if (!read_request(fd, d->info.port, &v, &early))
+        return;
+    if (v.status != 0) {
+        refuse(fd, v.status, v.reason);
+        return;
+    }
+    int slot = take_slot(d);
+    if (slot < 0) {
+        refuse(fd, 503, "the door is busy (its runs at once are all taken); try again");
+        return;
+    }
+    struct cp_ticket *k = NULL;
+    enum cp_ticket_state st = cp_tickets_take(d->info.tickets, v.ticket_hash, cp_tickets_now(), &k);
+    if (st != CP_TICKET_GOOD) {
+        release_slot(d, slot);
+        refuse(fd, st == CP_TICKET_UNKNOWN ? 404 : 410,
+               st == CP_TICKET_USED      ? "this ticket was already used"
+               : st == CP_TICKET_EXPIRED ? "this ticket has expired"
+                                         : "no such ticket");
+        return;
+    }
+    run_ticket(d, slot, fd, k, v.form, early);
+    cp_ticket_free(k);
+    release_slot(d, slot);
+}
+
+void *cp_relay_conn_main(void *arg)
+{
+    struct conn *c = arg;
+    struct door *d = c->door;
+    if (!c->control)
+        serve_http(d, c->fd);
+    else if (cp_relay_peer_is_us(c->fd))
+        cp_relay_control_serve(c->fd, &d->info);
+    close(c->fd);
+    free(c);
+    pthread_mutex_lock(&d->lock);
+    d->conns--;
+    d->last_activity = now_ms() / 1000;
+    pthread_cond_broadcast(&d->changed);
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}

@@ -1,0 +1,238 @@
+/* The control socket: the folder and socket made private, the peer checked, and the one
+ * request it serves (mint a ticket). The plain ticket passes through here once, on its way to
+ * the person's own process, and every copy of it is wiped before this returns. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "relay/control.h"
+#include "src/base/digest.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
+
+#define MAGIC          "conch-relay 1"
+#define CONTROL_WAIT_S 5 /* a control peer that says nothing for this long is dropped */
+
+int cp_relay_dir(char **out, cp_error_t *err)
+{
+    cleanup_free char *wp = NULL;
+    if (cp_workplaces_dir(&wp, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *dir = xasprintf("%s/relay", wp);
+    struct stat st;
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077) != 0) {
+        cp_error_make(err, CP_ERR_UNSAFE, 0, "%s is not a folder only you can enter", dir);
+        cp_error_hint(err, "Remove it (it holds only the doors' sockets) and try again.");
+        return CP_ERR_UNSAFE;
+    }
+    *out = steal_pointer(&dir);
+    return 0;
+}
+
+int cp_relay_folder_path(const char *real_folder, const char *suffix, char **out, cp_error_t *err)
+{
+    cleanup_free char *dir = NULL;
+    if (cp_relay_dir(&dir, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *key = cp_folder_key(real_folder);
+    char *p = xasprintf("%s/%s%s", dir, key, suffix);
+    if (strlen(p) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+        cp_error_make(err, CP_ERR_FAILED, 0, "the door's socket path %s is too long", p);
+        cp_error_hint(err, "Set CONCH_HOME to a shorter folder.");
+        free(p);
+        return CP_ERR_FAILED;
+    }
+    *out = p;
+    return 0;
+}
+
+static int unix_addr(const char *path, struct sockaddr_un *a, cp_error_t *err)
+{
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(a->sun_path))
+        return cp_error_make(err, CP_ERR_USAGE, 0, "the socket path %s is too long", path);
+    memcpy(a->sun_path, path, strlen(path) + 1);
+    return 0;
+}
+
+int cp_relay_control_listen(const char *path, cp_error_t *err)
+{
+    struct sockaddr_un a;
+    if (unix_addr(path, &a, err) < 0)
+        return cp_error_code(err);
+    cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    unlink(path);
+    mode_t old = umask(077);
+    int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&a, sizeof(a));
+    umask(old);
+    if (r < 0 || chmod(path, 0600) < 0 || listen(fd, 64) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot listen on %s", path);
+    return steal_fd(&fd);
+}
+
+bool cp_relay_peer_is_us(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == geteuid();
+}
+
+static void put_str(struct cp_buf *b, const char *s)
+{
+    cp_buf_append(b, s, strlen(s) + 1);
+}
+
+int cp_relay_msg_send(int fd, const struct cp_buf *b)
+{
+    uint32_t len = (uint32_t)b->len;
+    if (cp_write_all(fd, &len, sizeof(len)) < 0)
+        return -1;
+    return cp_write_all(fd, b->data, b->len);
+}
+
+/* Reads exactly len bytes, waiting at most CONTROL_WAIT_S for each piece. */
+static int read_full(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len > 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, CONTROL_WAIT_S * 1000) <= 0)
+            return -1;
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int cp_relay_msg_recv(int fd, struct cp_buf *out)
+{
+    uint32_t len = 0;
+    if (read_full(fd, &len, sizeof(len)) < 0 || len > CP_RELAY_MSG_MAX)
+        return -1;
+    cleanup_free char *data = xmalloc((size_t)len + 1);
+    if (read_full(fd, data, len) < 0)
+        return -1;
+    return cp_buf_append(out, data, len);
+}
+
+size_t cp_relay_msg_split(const struct cp_buf *b, const char **v, size_t max)
+{
+    size_t n = 0;
+    for (size_t off = 0; off < b->len && n < max; n++) {
+        v[n] = b->data + off;
+        const char *end = memchr(v[n], '\0', b->len - off);
+        if (end == NULL)
+            break;
+        off = (size_t)(end - b->data) + 1;
+    }
+    return n;
+}
+
+/* Sends "ok URL" or "no REASON", then wipes the message (it may hold a ticket). */
+static void reply(int fd, const char *word, const char *text)
+{
+    struct cp_buf b;
+    cp_buf_init(&b, CP_RELAY_MSG_MAX);
+    put_str(&b, word);
+    put_str(&b, text);
+    (void)cp_relay_msg_send(fd, &b);
+    explicit_bzero(b.data, b.len);
+    cp_buf_dispose(&b);
+}
+
+void cp_relay_control_serve(int fd, const struct cp_relay_door_info *door)
+{
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, CP_RELAY_MSG_MAX);
+    const char *v[4096];
+    size_t n = cp_relay_msg_recv(fd, &b) == 0 ? cp_relay_msg_split(&b, v, ARRAY_SIZE(v)) : 0;
+    if (n < 5 || strcmp(v[0], MAGIC) != 0 || strcmp(v[1], "mint") != 0) {
+        reply(fd, "no",
+              n >= ARRAY_SIZE(v) ? "the command has too many arguments"
+                                 : "the door did not understand the request");
+        return;
+    }
+    cleanup_error cp_error_t err = NULL;
+    long ttl = 0;
+    if (v[2][0] != '\0' && strcmp(v[2], door->workdir) != 0) {
+        cp_error_make(&err, CP_ERR_USAGE, 0, "this door serves %s, not %s", door->workdir, v[2]);
+    } else if (cp_parse_long(v[3], 1, CP_TICKET_TTL_MAX, &ttl) < 0) {
+        cp_error_make(&err, CP_ERR_USAGE, 0, "a ticket lasts 1 to %d seconds, not '%s'",
+                      CP_TICKET_TTL_MAX, v[3]);
+    } else {
+        cleanup_free char **argv = xcalloc(n - 3, sizeof(char *));
+        for (size_t i = 4; i < n; i++)
+            argv[i - 4] = (char *)v[i];
+        char ticket[CP_RELAY_TICKET_HEX + 1];
+        if (cp_tickets_mint(door->tickets, argv, door->place, door->workdir, ttl, cp_tickets_now(),
+                            ticket, &err) == 0) {
+            char url[128];
+            snprintf(url, sizeof(url), "http://127.0.0.1:%u/run/%s", door->port, ticket);
+            reply(fd, "ok", url);
+            explicit_bzero(url, sizeof(url));
+        }
+        explicit_bzero(ticket, sizeof(ticket));
+        if (err == NULL)
+            return;
+    }
+    reply(fd, "no", err->msg);
+}
+
+int cp_relay_mint(const char *socket_path, const char *folder, long ttl, char *const *argv,
+                  char **out, cp_error_t *err)
+{
+    struct sockaddr_un a;
+    if (unix_addr(socket_path, &a, err) < 0)
+        return cp_error_code(err);
+    cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        cp_error_make(err, CP_ERR_UNREACHABLE, errno, "no relay door answers at %s", socket_path);
+        cp_error_hint(err, "Open one with 'conch-place relay serve' (its JSON line names the "
+                           "socket), or pass --socket.");
+        return CP_ERR_UNREACHABLE;
+    }
+    if (!cp_relay_peer_is_us(fd))
+        return cp_error_make(err, CP_ERR_DENIED, 0, "the door at %s is not yours", socket_path);
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, CP_RELAY_MSG_MAX);
+    char num[32];
+    snprintf(num, sizeof(num), "%ld", ttl);
+    put_str(&b, MAGIC);
+    put_str(&b, "mint");
+    put_str(&b, folder != NULL ? folder : "");
+    put_str(&b, num);
+    for (size_t i = 0; argv[i] != NULL; i++)
+        put_str(&b, argv[i]);
+    if (b.len >= CP_RELAY_MSG_MAX)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command is over %d bytes",
+                             CP_RELAY_MSG_MAX);
+    cleanup_buf struct cp_buf r;
+    cp_buf_init(&r, CP_RELAY_MSG_MAX);
+    const char *v[2];
+    if (cp_relay_msg_send(fd, &b) < 0 || cp_relay_msg_recv(fd, &r) < 0 ||
+        cp_relay_msg_split(&r, v, 2) != 2)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "the door at %s did not answer",
+                             socket_path);
+    if (strcmp(v[0], "ok") != 0)
+        return cp_error_make(err, CP_ERR_DENIED, 0, "the door refused the ticket: %s", v[1]);
+    *out = xstrdup(v[1]);
+    explicit_bzero(r.data, r.len);
+    return 0;
+}

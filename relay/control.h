@@ -1,0 +1,49 @@
+/* The door's control socket: where `relay ticket` asks for a ticket. A unix socket in a folder
+ * only its user can enter (0700, checked), the socket 0600, and each side checks the other's
+ * uid with SO_PEERCRED. The port is loopback and open to anyone on this computer; this socket
+ * is the person's alone, and it is the only way to mint. */
+#ifndef CONCH_RELAY_CONTROL_H
+#define CONCH_RELAY_CONTROL_H
+
+#include <stdbool.h>
+
+#include "relay/tickets.h"
+#include "src/base/buf.h"
+#include "src/base/error.h"
+
+#define CP_RELAY_MSG_MAX (256 * 1024) /* a request: the command and its arguments */
+
+/* $CONCH_HOME/workplaces/relay, made 0700 and checked to be ours and closed to others. */
+int cp_relay_dir(char **out, cp_error_t *err);
+/* The socket of this folder's door: <dir>/<cp_folder_key(real folder)><suffix>. */
+int cp_relay_folder_path(const char *real_folder, const char *suffix, char **out, cp_error_t *err);
+
+/* Listens at path (0600; a stale socket there is replaced: the caller holds the lock). */
+int cp_relay_control_listen(const char *path, cp_error_t *err);
+
+/* The peer's uid is ours. */
+bool cp_relay_peer_is_us(int fd);
+
+/* One message: a 4-byte length, then NUL-separated strings. */
+int cp_relay_msg_send(int fd, const struct cp_buf *b);
+int cp_relay_msg_recv(int fd, struct cp_buf *out);
+/* The strings of a message, at most max of them; how many there were. */
+size_t cp_relay_msg_split(const struct cp_buf *b, const char **v, size_t max);
+
+/* What the door answers a mint with. */
+struct cp_relay_door_info {
+    unsigned port;
+    const char *place;
+    const char *workdir;
+    struct cp_tickets *tickets;
+};
+
+/* Serves one control connection (already accepted and checked): reads a request, answers. */
+void cp_relay_control_serve(int fd, const struct cp_relay_door_info *door);
+
+/* The client: asks the door at socket_path for a ticket; the runner's URL into *out. folder,
+ * when given, must be the door's own. */
+int cp_relay_mint(const char *socket_path, const char *folder, long ttl, char *const *argv,
+                  char **out, cp_error_t *err);
+
+#endif

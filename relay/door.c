@@ -1,0 +1,266 @@
+/* The door's life: a random port on 127.0.0.1 and the control socket, one JSON line to say
+ * where they are, a thread per connection (bounded), and the end: when the --exit-with process
+ * ends (pidfd_open, else polling), on SIGTERM, SIGINT or SIGHUP, or after the idle time. At the
+ * end every run still going is stopped the way Ctrl-C stops `run` (its box removed) and waited
+ * for, and the socket is removed. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "relay/door-int.h"
+#include "src/base/log.h"
+#include "src/base/signals.h"
+#include "src/base/util.h"
+
+#define STOP_WAIT_S 60 /* at the end, how long the runs still going get to remove their boxes */
+
+static long now_s(void)
+{
+    return cp_tickets_now();
+}
+
+static int listen_loopback(unsigned *port_out, cp_error_t *err)
+{
+    cleanup_close int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof(a);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open a port on 127.0.0.1");
+    *port_out = ntohs(a.sin_port);
+    return steal_fd(&fd);
+}
+
+/* This folder's socket when no other door holds it (the lock), else one of this door's own. */
+static int control_path(const char *workdir, int *lock_out, char **out, cp_error_t *err)
+{
+    cleanup_free char *lock_path = NULL;
+    if (cp_relay_folder_path(workdir, ".lock", &lock_path, err) < 0)
+        return cp_error_code(err);
+    cleanup_close int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) {
+        *lock_out = steal_fd(&lock);
+        return cp_relay_folder_path(workdir, ".sock", out, err);
+    }
+    char suffix[48];
+    snprintf(suffix, sizeof(suffix), "-%ld.sock", (long)getpid());
+    return cp_relay_folder_path(workdir, suffix, out, err);
+}
+
+static void print_line(unsigned port, const char *socket_path)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "port", json_object_new_int((int)port));
+    json_object_object_add(o, "socket", json_object_new_string(socket_path));
+    json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+    fflush(stdout);
+    json_object_put(o);
+}
+
+/* The background door: the parent prints the line (the door is already listening) and
+ * leaves; the child carries on without a terminal. Returns 1 in the parent. */
+static int detach(unsigned port, const char *socket_path, cp_error_t *err)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot start the door in the background");
+    if (pid > 0) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "port", json_object_new_int((int)port));
+        json_object_object_add(o, "socket", json_object_new_string(socket_path));
+        json_object_object_add(o, "pid", json_object_new_int64((int64_t)pid));
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+        fflush(stdout);
+        json_object_put(o);
+        return 1;
+    }
+    setsid();
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+    return 0;
+}
+
+/* A descriptor that becomes readable when pid ends, or -1 (then it is polled). */
+static int watch_pid(pid_t pid, cp_error_t *err)
+{
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "--exit-with %ld: no such process", (long)pid);
+#ifdef SYS_pidfd_open
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    if (fd >= 0) {
+        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+        return (int)fd;
+    }
+#endif
+    return -1;
+}
+
+/* Starts a connection's thread with the stop signals blocked in it (the loop takes them). */
+static void start_conn(struct door *d, int fd, bool control)
+{
+    pthread_mutex_lock(&d->lock);
+    bool full = d->conns >= CP_RELAY_CONNS_MAX;
+    if (!full)
+        d->conns++;
+    d->last_activity = now_s();
+    pthread_mutex_unlock(&d->lock);
+    if (full) {
+        close(fd);
+        return;
+    }
+    int one = 1;
+    if (!control)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    struct conn *c = xcalloc(1, sizeof(*c));
+    *c = (struct conn){.door = d, .fd = fd, .control = control};
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    pthread_t t;
+    int r = pthread_create(&t, &at, cp_relay_conn_main, c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&at);
+    if (r != 0) {
+        close(fd);
+        free(c);
+        pthread_mutex_lock(&d->lock);
+        d->conns--;
+        pthread_mutex_unlock(&d->lock);
+    }
+}
+
+static bool idle_over(struct door *d, long idle)
+{
+    pthread_mutex_lock(&d->lock);
+    bool over = d->conns == 0 && now_s() - d->last_activity >= idle;
+    pthread_mutex_unlock(&d->lock);
+    return over;
+}
+
+/* Serves until a reason to close; says which under -v. */
+static void serve_loop(struct door *d, int tcp, int ctl, pid_t exit_with, int pidfd, long idle)
+{
+    int sig = cp_signals_install();
+    for (;;) {
+        struct pollfd p[4] = {{.fd = sig, .events = POLLIN},
+                              {.fd = tcp, .events = POLLIN},
+                              {.fd = ctl, .events = POLLIN},
+                              {.fd = pidfd, .events = POLLIN}};
+        int r = poll(p, 4, 1000);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (cp_signals_caught() != 0) {
+            cp_debug("relay: signal %d: closing", cp_signals_caught());
+            break;
+        }
+        if ((pidfd >= 0 && p[3].revents != 0) ||
+            (exit_with > 0 && pidfd < 0 && kill(exit_with, 0) < 0 && errno == ESRCH)) {
+            cp_debug("relay: process %ld ended: closing", (long)exit_with);
+            break;
+        }
+        for (int i = 1; i <= 2; i++) {
+            if (r <= 0 || p[i].revents == 0)
+                continue;
+            int c = accept4(p[i].fd, NULL, NULL, SOCK_CLOEXEC);
+            if (c >= 0)
+                start_conn(d, c, i == 2);
+        }
+        if (idle_over(d, idle)) {
+            cp_debug("relay: idle for %ld s: closing", idle);
+            break;
+        }
+    }
+}
+
+/* Stops the runs still going (each removes its box) and waits for every connection; false
+ * when some are still going after STOP_WAIT_S (their state must then outlive this). */
+static bool close_door(struct door *d)
+{
+    pthread_mutex_lock(&d->lock);
+    d->stopping = true;
+    for (int i = 0; i < CP_RELAY_RUNS_MAX; i++)
+        if (d->children[i] > 0)
+            kill(d->children[i], SIGTERM);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STOP_WAIT_S;
+    while (d->conns > 0)
+        if (pthread_cond_timedwait(&d->changed, &d->lock, &until) == ETIMEDOUT)
+            break;
+    bool all = d->conns == 0;
+    pthread_mutex_unlock(&d->lock);
+    return all;
+}
+
+int cp_relay_serve(const struct cp_relay_serve_opts *o, cp_error_t *err)
+{
+    cleanup_close int lock = -1;
+    cleanup_free char *path = NULL;
+    unsigned port = 0;
+    if (control_path(o->workdir, &lock, &path, err) < 0)
+        return cp_error_code(err);
+    cleanup_close int tcp = listen_loopback(&port, err);
+    if (tcp < 0)
+        return cp_error_code(err);
+    cleanup_close int ctl = cp_relay_control_listen(path, err);
+    if (ctl < 0)
+        return cp_error_code(err);
+    if (o->detach) {
+        int r = detach(port, path, err);
+        if (r != 0)
+            return r < 0 ? r : 0;
+    } else {
+        print_line(port, path);
+    }
+    cleanup_close int pidfd = -1;
+    if (o->exit_with > 0 && (pidfd = watch_pid(o->exit_with, err)) < 0 && *err != NULL) {
+        unlink(path);
+        return cp_error_code(err);
+    }
+    struct door *d = xcalloc(1, sizeof(*d));
+    *d = (struct door){.info = {.port = port, .place = o->place, .workdir = o->workdir},
+                       .max_runs = o->max_runs,
+                       .last_activity = now_s()};
+    d->info.tickets = cp_tickets_new();
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->changed, NULL);
+    serve_loop(d, tcp, ctl, o->exit_with, pidfd, o->idle);
+    close(steal_fd(&tcp));
+    close(steal_fd(&ctl));
+    unlink(path);
+    if (close_door(d)) { /* else threads still use it until the process exits */
+        cp_tickets_free(d->info.tickets);
+        free(d);
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+# relay/: the loopback door for assistants that run their own shell (ADR 0106, DESIGN.md "The
+# relay"): the request judge, the tickets, the control socket, the door and the runner. It
+# stands on src/base/ only: a run through the door is `conch-place run` itself, started as a
+# process, so relay/ includes nothing from places/ or mirror/.
+libconch_la_SOURCES += \
+	relay/request.c relay/request.h \
+	relay/tickets.c relay/tickets.h \
+	relay/frames.c relay/frames.h \
+	relay/control.c relay/control.h \
+	relay/door.c relay/door.h relay/door-int.h relay/conn.c \
+	relay/runner.c relay/runner.h \
+	src/cmd-relay.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_relay_tickets
+tests_unit_test_relay_tickets_SOURCES = tests/unit/test_relay_tickets.c
+tests_unit_test_relay_tickets_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_relay_tickets_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_relay_tickets
+
+check_PROGRAMS += tests/unit/test_relay_request
+tests_unit_test_relay_request_SOURCES = tests/unit/test_relay_request.c
+tests_unit_test_relay_request_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_relay_request_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_relay_request
+endif
+
+# The request judge (hostile bytes from any local program) and the runner's frame reader
+# (bytes from whatever listens on the port): fuzzed, their corpora replayed.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_relay_request tests/fuzz/fuzz_relay_frames
+tests_fuzz_fuzz_relay_request_SOURCES = tests/fuzz/fuzz_relay_request.c
+tests_fuzz_fuzz_relay_request_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_relay_request_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_relay_frames_SOURCES = tests/fuzz/fuzz_relay_frames.c
+tests_fuzz_fuzz_relay_frames_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_relay_frames_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_relay_request tests/fuzz/replay_relay_frames
+tests_fuzz_replay_relay_request_SOURCES = tests/fuzz/fuzz_relay_request.c tests/fuzz/replay.c
+tests_fuzz_replay_relay_request_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/relay_request\"
+tests_fuzz_replay_relay_request_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_relay_frames_SOURCES = tests/fuzz/fuzz_relay_frames.c tests/fuzz/replay.c
+tests_fuzz_replay_relay_frames_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/relay_frames\"
+tests_fuzz_replay_relay_frames_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_relay_request tests/fuzz/replay_relay_frames
+
+# The door end to end: the real binary, the container place on Docker, and ssh: against a
+# test sshd (root). It waits for the other tests that count boxes on the shared engines.
+TESTS += tests/relay/relay.test
+EXTRA_DIST += tests/relay/relay.test tests/ssh/sshd-lib.sh bench/relay
+tests/relay/relay.log: tests/integration/container.log
