@@ -21,6 +21,7 @@
 #include "relay/door-int.h"
 #include "relay/frames.h"
 #include "relay/request.h"
+#include "src/base/buf.h"
 #include "src/base/util.h"
 
 #define HEAD_WAIT_MS 5000 /* the whole request head must arrive within this */
@@ -142,21 +143,15 @@ static void release_slot(struct door *d, int slot)
     pthread_mutex_unlock(&d->lock);
 }
 
-/* `conch-place run --place P --workdir D -- ARGV`, its stdin /dev/null, its streams the pipes'
+/* `conch-place relay exec`, its stdin a pipe for the run's arguments, its streams the pipes'
  * write ends; every other descriptor of the door is close-on-exec. */
-static pid_t spawn_run(const struct cp_ticket *k, int out_w, int err_w)
+static pid_t spawn_exec(int in_r, int out_w, int err_w)
 {
-    size_t n = cp_strv_len(k->argv);
-    cleanup_free char **argv = xcalloc(n + 8, sizeof(char *));
-    const char *head[] = {"conch-place", "run", "--place", k->place, "--workdir", k->workdir, "--"};
-    for (size_t i = 0; i < ARRAY_SIZE(head); i++)
-        argv[i] = (char *)head[i];
-    for (size_t i = 0; i < n; i++)
-        argv[ARRAY_SIZE(head) + i] = k->argv[i];
+    static char *const argv[] = {"conch-place", "relay", "exec", NULL};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, in_r, STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
     posix_spawnattr_init(&at);
@@ -175,6 +170,104 @@ static pid_t spawn_run(const struct cp_ticket *k, int out_w, int err_w)
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     return pid;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int cp_relay_runproc_start(struct runproc *out)
+{
+    int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+    pid_t pid = -1;
+    if (pipe2(in, O_CLOEXEC) == 0 && pipe2(o, O_CLOEXEC) == 0 && pipe2(e, O_CLOEXEC) == 0)
+        pid = spawn_exec(in[0], o[1], e[1]);
+    /* The child holds its ends now: ours must go, or its streams never end. */
+    close_fd(&in[0]);
+    close_fd(&o[1]);
+    close_fd(&e[1]);
+    *out = (struct runproc){.pid = pid, .in_w = in[1], .out_r = o[0], .err_r = e[0]};
+    if (pid < 0) {
+        cp_relay_runproc_discard(out);
+        return -1;
+    }
+    return 0;
+}
+
+void cp_relay_runproc_discard(struct runproc *rp)
+{
+    close_fd(&rp->in_w);
+    close_fd(&rp->out_r);
+    close_fd(&rp->err_r);
+    if (rp->pid > 0)
+        while (waitpid(rp->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    rp->pid = -1;
+}
+
+void cp_relay_warm_refill(struct door *d)
+{
+    pthread_mutex_lock(&d->lock);
+    bool need = !d->have_warm && !d->stopping;
+    pthread_mutex_unlock(&d->lock);
+    struct runproc rp;
+    if (!need || cp_relay_runproc_start(&rp) < 0)
+        return;
+    pthread_mutex_lock(&d->lock);
+    bool keep = !d->have_warm && !d->stopping;
+    if (keep) {
+        d->warm = rp;
+        d->have_warm = true;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!keep)
+        cp_relay_runproc_discard(&rp);
+}
+
+static bool claim_warm(struct door *d, struct runproc *out)
+{
+    pthread_mutex_lock(&d->lock);
+    bool have = d->have_warm;
+    if (have) {
+        *out = d->warm;
+        d->have_warm = false;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return have;
+}
+
+/* Hands the run its place, folder and command; the runproc is then `run` with them. */
+static int send_run(struct runproc *rp, const struct cp_ticket *k)
+{
+    struct cp_buf b;
+    cp_buf_init(&b, CP_RELAY_MSG_MAX);
+    cp_buf_append(&b, k->place, strlen(k->place) + 1);
+    cp_buf_append(&b, k->workdir, strlen(k->workdir) + 1);
+    for (size_t i = 0; k->argv[i] != NULL; i++)
+        cp_buf_append(&b, k->argv[i], strlen(k->argv[i]) + 1);
+    int r = cp_relay_msg_send(rp->in_w, &b);
+    cp_buf_dispose(&b);
+    close_fd(&rp->in_w);
+    return r;
+}
+
+/* A warm runproc when there is one that takes the run, else a new one. */
+static int start_run(struct door *d, const struct cp_ticket *k, struct runproc *rp)
+{
+    if (claim_warm(d, rp)) {
+        if (send_run(rp, k) == 0)
+            return 0;
+        cp_relay_runproc_discard(rp);
+    }
+    if (cp_relay_runproc_start(rp) < 0)
+        return -1;
+    if (send_run(rp, k) == 0)
+        return 0;
+    cp_relay_runproc_discard(rp);
+    return -1;
 }
 
 struct answer {
@@ -299,30 +392,17 @@ static void run_ticket(struct door *d, int slot, int fd, const struct cp_ticket 
                         "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
                         form == CP_RELAY_FRAMES ? CP_RELAY_FRAMES_TYPE : "text/plain");
     a.gone = send_all(fd, head, (size_t)hlen, 0) < 0;
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
-    pid_t pid = -1;
-    if (pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0)
-        pid = spawn_run(k, out[1], err[1]);
-    /* The run holds the write ends now: ours must go, or the streams never end. */
-    if (out[1] >= 0)
-        close(out[1]);
-    if (err[1] >= 0)
-        close(err[1]);
-    if (pid < 0) {
+    struct runproc rp;
+    if (start_run(d, k, &rp) < 0) {
         static const char words[] = "conch-place: the door could not start conch-place run\n";
         answer_bytes(&a, form == CP_RELAY_FRAMES ? CP_FRAME_FAIL : CP_FRAME_ERR, words,
                      sizeof(words) - 1);
         answer_status(&a, 125);
-    } else {
-        set_slot(d, slot, pid);
-        relay_streams(&a, pid, out[0], err[0], early);
-        out[0] = err[0] = -1; /* closed by relay_streams */
-        answer_status(&a, wait_status(pid, &a));
+        return;
     }
-    if (out[0] >= 0)
-        close(out[0]);
-    if (err[0] >= 0)
-        close(err[0]);
+    set_slot(d, slot, rp.pid);
+    relay_streams(&a, rp.pid, rp.out_r, rp.err_r, early); /* closes both */
+    answer_status(&a, wait_status(rp.pid, &a));
 }
 
 static void serve_http(struct door *d, int fd)
@@ -364,6 +444,8 @@ void *cp_relay_conn_main(void *arg)
     else if (cp_relay_peer_is_us(c->fd))
         cp_relay_control_serve(c->fd, &d->info);
     close(c->fd);
+    if (!c->control)
+        cp_relay_warm_refill(d); /* after the answer: the next run's process, off its path */
     free(c);
     pthread_mutex_lock(&d->lock);
     d->conns--;

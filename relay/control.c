@@ -102,13 +102,13 @@ int cp_relay_msg_send(int fd, const struct cp_buf *b)
     return cp_write_all(fd, b->data, b->len);
 }
 
-/* Reads exactly len bytes, waiting at most CONTROL_WAIT_S for each piece. */
-static int read_full(int fd, void *buf, size_t len)
+/* Reads exactly len bytes, waiting at most wait_ms (-1: forever) for each piece. */
+static int read_full(int fd, void *buf, size_t len, int wait_ms)
 {
     char *p = buf;
     while (len > 0) {
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, CONTROL_WAIT_S * 1000) <= 0)
+        if (poll(&pfd, 1, wait_ms) <= 0)
             return -1;
         ssize_t n = read(fd, p, len);
         if (n < 0 && errno == EINTR)
@@ -121,15 +121,20 @@ static int read_full(int fd, void *buf, size_t len)
     return 0;
 }
 
-int cp_relay_msg_recv(int fd, struct cp_buf *out)
+int cp_relay_msg_recv_wait(int fd, struct cp_buf *out, int first_wait_ms)
 {
     uint32_t len = 0;
-    if (read_full(fd, &len, sizeof(len)) < 0 || len > CP_RELAY_MSG_MAX)
+    if (read_full(fd, &len, sizeof(len), first_wait_ms) < 0 || len > CP_RELAY_MSG_MAX)
         return -1;
     cleanup_free char *data = xmalloc((size_t)len + 1);
-    if (read_full(fd, data, len) < 0)
+    if (read_full(fd, data, len, CONTROL_WAIT_S * 1000) < 0)
         return -1;
     return cp_buf_append(out, data, len);
+}
+
+int cp_relay_msg_recv(int fd, struct cp_buf *out)
+{
+    return cp_relay_msg_recv_wait(fd, out, CONTROL_WAIT_S * 1000);
 }
 
 size_t cp_relay_msg_split(const struct cp_buf *b, const char **v, size_t max)

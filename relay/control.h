@@ -27,6 +27,8 @@ bool cp_relay_peer_is_us(int fd);
 /* One message: a 4-byte length, then NUL-separated strings. */
 int cp_relay_msg_send(int fd, const struct cp_buf *b);
 int cp_relay_msg_recv(int fd, struct cp_buf *out);
+/* The same, waiting first_wait_ms (-1: as long as it takes) for the message to begin. */
+int cp_relay_msg_recv_wait(int fd, struct cp_buf *out, int first_wait_ms);
 /* The strings of a message, at most max of them; how many there were. */
 size_t cp_relay_msg_split(const struct cp_buf *b, const char **v, size_t max);
 

@@ -9,6 +9,13 @@
 #include "relay/control.h"
 #include "relay/door.h"
 
+/* A `conch-place relay exec` process: it reads one run's place, folder and command from in_w,
+ * then is `run` with those arguments; its stdout and stderr come out of out_r and err_r. */
+struct runproc {
+    pid_t pid;
+    int in_w, out_r, err_r;
+};
+
 struct door {
     struct cp_relay_door_info info;
     pthread_mutex_t lock;
@@ -19,6 +26,9 @@ struct door {
     pid_t children[CP_RELAY_RUNS_MAX]; /* the runs' `conch-place run` processes, 0 when free */
     long last_activity;
     bool stopping;
+    /* One started ahead of need, its libraries loaded, so a run does not wait for an exec. */
+    struct runproc warm;
+    bool have_warm;
 };
 
 /* One accepted connection, handed to its own thread (which frees it). */
@@ -29,5 +39,12 @@ struct conn {
 };
 
 void *cp_relay_conn_main(void *arg);
+
+/* Starts a runproc; 0 or -1. */
+int cp_relay_runproc_start(struct runproc *out);
+/* Closes its pipes and waits for it (it leaves when its input ends unread). */
+void cp_relay_runproc_discard(struct runproc *rp);
+/* Starts the next warm runproc when there is none (not while the door is closing). */
+void cp_relay_warm_refill(struct door *d);
 
 #endif

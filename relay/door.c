@@ -208,6 +208,13 @@ static bool close_door(struct door *d)
 {
     pthread_mutex_lock(&d->lock);
     d->stopping = true;
+    struct runproc warm = d->warm;
+    bool had_warm = d->have_warm;
+    d->have_warm = false;
+    pthread_mutex_unlock(&d->lock);
+    if (had_warm)
+        cp_relay_runproc_discard(&warm); /* its input ends unread: it leaves */
+    pthread_mutex_lock(&d->lock);
     for (int i = 0; i < CP_RELAY_RUNS_MAX; i++)
         if (d->children[i] > 0)
             kill(d->children[i], SIGTERM);
@@ -254,6 +261,7 @@ int cp_relay_serve(const struct cp_relay_serve_opts *o, cp_error_t *err)
     d->info.tickets = cp_tickets_new();
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->changed, NULL);
+    cp_relay_warm_refill(d);
     serve_loop(d, tcp, ctl, o->exit_with, pidfd, o->idle);
     close(steal_fd(&tcp));
     close(steal_fd(&ctl));

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "relay/control.h"
 #include "relay/door.h"
 #include "relay/runner.h"
+#include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/settings.h"
 #include "src/base/util.h"
@@ -35,11 +37,13 @@ static const struct cp_option ticket_options[] = {
 };
 
 static const struct cp_option run_options[] = {{0}};
+static const struct cp_option exec_options[] = {{0}};
 static const struct cp_option relay_options[] = {{0}};
 
 static int serve_handler(const struct cp_parsed *args, cp_error_t *err);
 static int ticket_handler(const struct cp_parsed *args, cp_error_t *err);
 static int run_handler(const struct cp_parsed *args, cp_error_t *err);
+static int exec_handler(const struct cp_parsed *args, cp_error_t *err);
 
 static const struct cp_command serve_cmd = {
     .name = "relay serve",
@@ -58,6 +62,14 @@ static const struct cp_command run_cmd = {
     .name = "relay run",
     .options = run_options,
     .handler = run_handler,
+    .failure_status = 125,
+};
+
+/* Internal: the door's run process (relay/conn.c), started ahead of need. */
+static const struct cp_command exec_cmd = {
+    .name = "relay exec",
+    .options = exec_options,
+    .handler = exec_handler,
     .failure_status = 125,
 };
 
@@ -146,7 +158,47 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
     return status;
 }
 
-static const struct cp_command *const subs[] = {&serve_cmd, &ticket_cmd, &run_cmd};
+extern const struct cp_command cp_cmd_run;
+
+/* The door's run process: it waits (its libraries loaded) for one run's place, folder and
+ * command on standard input, then is `run` with them: run's own table, parser and handler,
+ * and main()'s words and 125 on failure. Standard input is /dev/null for the command. */
+static int exec_handler(const struct cp_parsed *args, cp_error_t *err)
+{
+    (void)args;
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, CP_RELAY_MSG_MAX);
+    const char *v[4096];
+    size_t n = cp_relay_msg_recv_wait(STDIN_FILENO, &b, -1) == 0
+                   ? cp_relay_msg_split(&b, v, ARRAY_SIZE(v) - 1)
+                   : 0;
+    if (n < 3)
+        return 0; /* the door closed without a run: nothing to do */
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "no /dev/null for the command's input");
+    close(null);
+    const char *head[] = {"run", "--place", v[0], "--workdir", v[1], "--"};
+    cleanup_free char **argv = xcalloc(ARRAY_SIZE(head) + n, sizeof(char *));
+    int argc = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+        argv[argc++] = (char *)head[i];
+    for (size_t i = 2; i < n; i++)
+        argv[argc++] = (char *)v[i];
+    struct cp_parsed ra;
+    int status = cp_command_parse(&cp_cmd_run, argc, argv, &ra, err);
+    if (status == 0)
+        status = cp_cmd_run.handler(&ra, err);
+    free(ra.rest);
+    if (status >= 0)
+        return status;
+    cp_error_print(err);
+    if (cp_error_code(err) == CP_ERR_USAGE)
+        fprintf(stderr, "See 'conch-place help run'.\n");
+    return cp_cmd_run.failure_status;
+}
+
+static const struct cp_command *const subs[] = {&serve_cmd, &ticket_cmd, &run_cmd, &exec_cmd};
 
 static int relay_handler(const struct cp_parsed *args, cp_error_t *err)
 {
