@@ -62,12 +62,13 @@ static int control_path(const char *workdir, int *lock_out, char **out, cp_error
     return cp_relay_folder_path(workdir, suffix, out, err);
 }
 
-static void print_line(unsigned port, const char *socket_path)
+/* The one line that says where the door is: {"port":P,"socket":"PATH","pid":N}. */
+static void print_line(unsigned port, const char *socket_path, pid_t pid)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "port", json_object_new_int((int)port));
     json_object_object_add(o, "socket", json_object_new_string(socket_path));
-    json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
+    json_object_object_add(o, "pid", json_object_new_int64((int64_t)pid));
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
     fflush(stdout);
@@ -83,14 +84,7 @@ static int detach(unsigned port, const char *socket_path, cp_error_t *err)
     if (pid < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot start the door in the background");
     if (pid > 0) {
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "port", json_object_new_int((int)port));
-        json_object_object_add(o, "socket", json_object_new_string(socket_path));
-        json_object_object_add(o, "pid", json_object_new_int64((int64_t)pid));
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-        fflush(stdout);
-        json_object_put(o);
+        print_line(port, socket_path, pid);
         return 1;
     }
     setsid();
@@ -247,7 +241,7 @@ int cp_relay_serve(const struct cp_relay_serve_opts *o, cp_error_t *err)
         if (r != 0)
             return r < 0 ? r : 0;
     } else {
-        print_line(port, path);
+        print_line(port, path, getpid());
     }
     cleanup_close int pidfd = -1;
     if (o->exit_with > 0 && (pidfd = watch_pid(o->exit_with, err)) < 0 && *err != NULL) {
