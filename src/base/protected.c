@@ -12,13 +12,34 @@
 
 const char *const cp_protected_default[] = {
     /* Secrets: environments, net and package passwords, private keys, their folders. */
-    ".env", ".env.*", ".netrc", ".pypirc", ".git-credentials", "*.pem", "*.key", "id_rsa*",
-    "id_ed25519*", "id_ecdsa*", ".ssh/", ".aws/", ".gnupg/", ".conch/",
+    ".env",
+    ".env.*",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    "id_ecdsa*",
+    ".ssh/",
+    ".aws/",
+    ".gnupg/",
+    ".conch/",
     /* ADR 0148's keys that publish: their registries are on the sealed box's allow-list, so a
      * readable one would put `cargo publish` or a push within reach. */
-    ".cargo/credentials*", ".gem/credentials", ".config/gh/", ".config/hub", ".config/glab-cli/",
-    ".config/git/credentials", ".gcm/", ".docker/config.json", ".terraformrc",
-    ".terraform.d/credentials.tfrc.json", ".config/configstore/", ".yarnrc",
+    ".cargo/credentials*",
+    ".gem/credentials",
+    ".config/gh/",
+    ".config/hub",
+    ".config/glab-cli/",
+    ".config/git/credentials",
+    ".gcm/",
+    ".docker/config.json",
+    ".terraformrc",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/configstore/",
+    ".yarnrc",
     NULL,
 };
 

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* NULL patterns mean this list; NULL-terminated. A pattern is one or more '/'-joined components, each a glob ("*.pem",
- * "id_rsa*") or a name; a trailing '/' marks a folder (".ssh/"), which is protected with
- * everything under it. */
+/* NULL patterns mean this list; NULL-terminated. A pattern is one or more '/'-joined components,
+ * each a glob ("*.pem", "id_rsa*") or a name; a trailing '/' marks a folder (".ssh/"), which is
+ * protected with everything under it. */
 extern const char *const cp_protected_default[];
 
 /* Whether rel (a relative path, components joined by '/') is itself a protected place: its
