@@ -15,6 +15,7 @@
 #include "places/container/images.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
+#include "places/container/registries.h"
 #include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -175,6 +176,9 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
     if (cp_image_choose(s->engine, req->image, saved, &s->image, &s->image_id, err) < 0)
         return cp_error_code(err);
+    cleanup_error cp_error_t npm_err = NULL; /* not known: left off, and `hosts` says why */
+    if (req->sealed && cp_npm_default_learn(s->engine, s->image_id, &npm_err) < 0)
+        cp_debug("%s", npm_err->msg);
     char **owned = NULL;
     const char *const *patterns = cp_protect_patterns(req->config, &owned);
     int r = cp_protect_scan(req->workdir, patterns, &s->prot, err);
@@ -395,6 +399,7 @@ static int container_check(const char *place, const struct cp_config *cfg, cp_er
 
 const struct cp_place_ops cp_place_container = {
     .name = "container",
+    .seals = true,
     .prepare = container_prepare,
     .run = container_run,
     .release = container_release,
