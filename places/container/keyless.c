@@ -81,12 +81,14 @@ char *cp_keyless_text(const char *text, size_t len)
         /* A value may go on over more-indented lines (YAML's blocks, pip's lists). */
         if (dropping && (blank || indent_of(line) > dropped_indent))
             continue;
+        /* Judged before and after the userinfo goes, which can bring a key next to '/'. */
         dropping = credential_line(line);
+        drop_userinfo(line);
+        dropping = dropping || credential_line(line);
         if (dropping) {
             dropped_indent = indent_of(line);
             continue;
         }
-        drop_userinfo(line);
         (void)cp_buf_append(&out, line, strlen(line));
     }
     (void)cp_buf_append(&out, "", 1);
