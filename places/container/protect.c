@@ -86,6 +86,18 @@ static bool sort_entry(struct scan *s, char *full, const char *name, bool is_dir
     return false;
 }
 
+/* Git follows a .git that is a link: where it leads inside the work folder is read-only too
+ * (outside it, the box cannot reach it). */
+static void git_link(struct scan *s, const char *full)
+{
+    cleanup_free char *real = realpath(full, NULL);
+    struct stat st;
+    if (real == NULL || strncmp(real, full, s->root_len) != 0 || real[s->root_len] != '/' ||
+        stat(real, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        return;
+    push(&s->out->gits, &s->ngits, steal_pointer(&real));
+}
+
 static bool skipped(const char *name)
 {
     for (size_t i = 0; skipped_dirs[i] != NULL; i++)
@@ -111,6 +123,8 @@ static int visit(struct scan *s, int dirfd, const char *path, const struct diren
     cleanup_free char *full = xasprintf("%s/%s", path, de->d_name);
     if ((is_dir || S_ISREG(st.st_mode)) && sort_entry(s, xstrdup(full), de->d_name, is_dir))
         return 0;
+    if (S_ISLNK(st.st_mode) && strcasecmp(de->d_name, ".git") == 0)
+        git_link(s, full);
     if (!is_dir || skipped(de->d_name) || depth >= SCAN_MAX_DEPTH)
         return 0;
     cleanup_close int sub =

@@ -477,11 +477,16 @@ static void test_protect__nested_git__every_one_found(void **state)
     put(dir, "m/.git", "gitdir: ../.git/modules/m\n");             /* a submodule */
     put(dir, "vendor/lib/.git/HEAD", "ref: refs/heads/x\n");       /* a nested repository */
     put(dir, "wt/.git", "gitdir: /elsewhere/.git/worktrees/wt\n"); /* a worktree */
+    put(dir, "repos/real.git/HEAD", "ref: refs/heads/main\n");     /* reached by a link */
+    cleanup_free char *link = xasprintf("%s/linked/.git", dir);
+    cleanup_free char *linked = xasprintf("%s/linked", dir);
+    assert_int_equal(mkdir(linked, 0700), 0);
+    assert_int_equal(symlink("../repos/real.git", link), 0);
     cleanup_protected struct cp_protected p = {0};
     cleanup_error cp_error_t err = NULL;
     char **owned = NULL;
     assert_int_equal(cp_protect_scan(dir, cp_protect_patterns(NULL, &owned), &p, &err), 0);
-    const char *want[] = {".git", "m/.git", "vendor/lib/.git", "wt/.git"};
+    const char *want[] = {".git", "m/.git", "vendor/lib/.git", "wt/.git", "repos/real.git"};
     assert_int_equal(cp_strv_len(p.gits), ARRAY_SIZE(want));
     for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
         cleanup_free char *path = xasprintf("%s/%s", dir, want[i]);
