@@ -79,6 +79,29 @@ static void refuse(struct cp_landing *l, const char *name, const char *why)
         l->rep->refused++;
 }
 
+/* Whether path is here already (nothing followed) or among the names asked for, as a file or
+ * as a folder something asked for lies under: what the folder holds once all of it lands. */
+static bool present_after(void *ctx, const char *path)
+{
+    const struct cp_landing *l = ctx;
+    size_t len = strlen(path), lo = 0, hi = l->n;
+    while (lo < hi) { /* the first ask not before path */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(l->asks[mid].path, path) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < l->n && strncmp(l->asks[i].path, path, len) == 0; i++)
+        if (l->asks[i].path[len] == '\0' || l->asks[i].path[len] == '/')
+            return true;
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    struct stat st;
+    return cp_walk_parent(l->rootfd, l->dev, path, false, &dirfd, &base, &why) == 0 &&
+           fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 int cp_landing_begin(struct cp_landing *l, int rootfd, struct cp_ask *asks, size_t n,
                      const struct cp_rules *rules, uint64_t max_bytes, struct cp_mirror_report *rep,
                      cp_error_t *err)
@@ -98,7 +121,9 @@ int cp_landing_begin(struct cp_landing *l, int rootfd, struct cp_ask *asks, size
     if (n > 0)
         qsort(asks, n, sizeof(*asks), ask_cmp);
     for (size_t i = 0; i < n; i++) {
-        const char *why = cp_rules_check(rules, asks[i].path);
+        const char *why = cp_rules_check_back(rules, asks[i].path);
+        if (why == NULL)
+            why = cp_rules_repo_shape(asks[i].path, present_after, l);
         asks[i].outcome = why ? CP_LAND_REFUSED : CP_LAND_PENDING;
         if (why != NULL)
             refuse(l, asks[i].path, why);
@@ -137,7 +162,7 @@ static const char *judge(struct cp_landing *l, struct archive_entry *e, bool war
         return "sent more than once";
     if (ask->outcome == CP_LAND_REFUSED)
         return "refused";
-    const char *why = cp_rules_check(l->rules, name);
+    const char *why = cp_rules_check_back(l->rules, name);
     if (why != NULL)
         return why;
     if (archive_entry_hardlink(e) != NULL)
@@ -348,7 +373,7 @@ void cp_landing_dispose(struct cp_landing *l)
 int cp_landing_delete(int rootfd, const struct cp_rules *rules, const char *path,
                       const struct cp_sig *expect, struct cp_mirror_report *rep, cp_error_t *err)
 {
-    const char *why = cp_rules_check(rules, path), *base = NULL;
+    const char *why = cp_rules_check_back(rules, path), *base = NULL;
     cleanup_close int dirfd = -1;
     struct stat st;
     if (why == NULL && fstat(rootfd, &st) < 0)

@@ -1,19 +1,13 @@
 /* The mirror's name rules, applied the same way to what goes out and to what comes back. */
 #include "config.h"
 
-#include <fnmatch.h>
 #include <string.h>
 #include <strings.h>
 
 #include "mirror/rules.h"
 #include "src/base/buf.h"
+#include "src/base/protected.h"
 #include "src/base/util.h"
-
-static const char *const default_protected[] = {
-    ".env",  ".env.*", ".netrc",  ".pypirc",     ".git-credentials",
-    "*.pem", "*.key",  "id_rsa*", "id_ed25519*", "id_ecdsa*",
-    ".ssh",  ".aws",   ".gnupg",  ".conch",      NULL,
-};
 
 /* Dependency folders: rebuilt where they are used, never carried (DESIGN.md). */
 static const char *const dep_folders[] = {
@@ -22,7 +16,7 @@ static const char *const dep_folders[] = {
 
 const char *const *cp_rules_default_protected(void)
 {
-    return default_protected;
+    return cp_protected_default;
 }
 
 bool cp_rules_is_dep_folder(const char *name)
@@ -94,45 +88,14 @@ const char *cp_rules_syntax(const char *path)
     }
 }
 
-/* Patterns of the shapes the defaults use ("name", "pre*", "*.ext") matched without fnmatch,
- * which is slow with FNM_CASEFOLD and runs for every component of every file listed. */
-static int match_simple(const char *pat, size_t n, const char *comp)
+/* One component judged with what follows it: folders and files differ only for .git. The
+ * protected places are judged on the whole path up to it, since some span folders
+ * (".config/gh/"). */
+static const char *component_place(const struct cp_rules *r, const char *path, size_t upto,
+                                   const char *comp, const char *next, bool last)
 {
-    if (strpbrk(pat, "?[\\") != NULL)
-        return -1;
-    const char *star = strchr(pat, '*');
-    if (star == NULL)
-        return strcasecmp(pat, comp) == 0;
-    if (strchr(star + 1, '*') != NULL)
-        return -1;
-    size_t pre = (size_t)(star - pat), suf = n - pre - 1, len = strlen(comp);
-    return len >= pre + suf && strncasecmp(comp, pat, pre) == 0 &&
-           strcasecmp(comp + len - suf, star + 1) == 0;
-}
-
-static bool matches_protected(const struct cp_rules *r, const char *comp)
-{
-    const char *const *pats = r && r->protected ? r->protected : default_protected;
-    for (size_t i = 0; pats[i] != NULL; i++) {
-        char pat[CP_NAME_MAX + 1];
-        size_t n = strlen(pats[i]);
-        if (n == 0 || n > CP_NAME_MAX)
-            continue;
-        memcpy(pat, pats[i], n + 1);
-        if (pat[n - 1] == '/') /* ".ssh/" names a folder: it is protected at any depth */
-            pat[n - 1] = '\0';
-        int simple = match_simple(pat, strlen(pat), comp);
-        if (simple == 1 || (simple < 0 && fnmatch(pat, comp, FNM_CASEFOLD) == 0))
-            return true;
-    }
-    return false;
-}
-
-/* One component judged with what follows it: folders and files differ only for .git. */
-static const char *component_place(const struct cp_rules *r, const char *comp, const char *next,
-                                   bool last)
-{
-    if (matches_protected(r, comp))
+    const char *const *pats = r && r->protected ? r->protected : cp_protected_default;
+    if (cp_protected_is_n(pats, path, upto))
         return "protected place";
     if (!last && cp_rules_is_dep_folder(comp))
         return "dependency folder";
@@ -160,7 +123,8 @@ const char *cp_rules_place(const struct cp_rules *r, const char *path)
             return "component too long";
         memcpy(comp, c, len);
         comp[len] = '\0';
-        const char *why = component_place(r, comp, slash ? slash + 1 : "", slash == NULL);
+        const char *why = component_place(r, path, (size_t)(c - path) + len, comp,
+                                          slash ? slash + 1 : "", slash == NULL);
         if (why != NULL || slash == NULL)
             return why;
         c = slash + 1;
@@ -171,6 +135,64 @@ const char *cp_rules_check(const struct cp_rules *r, const char *path)
 {
     const char *why = cp_rules_syntax(path);
     return why != NULL ? why : cp_rules_place(r, path);
+}
+
+/* Coming back, the far side may not write git's own files: whatever is in a .git folder can
+ * run code at the next git command here (hooks, core.fsmonitor, a module's config). */
+const char *cp_rules_check_back(const struct cp_rules *r, const char *path)
+{
+    const char *why = cp_rules_check(r, path);
+    if (why != NULL)
+        return why;
+    for (const char *c = path;;) {
+        const char *slash = strchr(c, '/');
+        size_t len = slash ? (size_t)(slash - c) : strlen(c);
+        if (len == 4 && strncasecmp(c, ".git", 4) == 0)
+            return slash ? "under a .git folder" : ".git that is a file";
+        if (slash == NULL)
+            return NULL;
+        c = slash + 1;
+    }
+}
+
+/* The names git's setup.c (is_git_directory) looks for in a folder it may take for one. */
+static bool git_dir_name(const char *c, size_t len)
+{
+    static const char *const names[] = {"HEAD", "objects", "refs", "commondir", NULL};
+    for (size_t i = 0; names[i] != NULL; i++)
+        if (len == strlen(names[i]) && strncasecmp(c, names[i], len) == 0)
+            return true;
+    return false;
+}
+
+static bool folder_is_repo_shaped(const char *path, size_t folder_len, cp_rules_present_fn present,
+                                  void *ctx)
+{
+    static const char *const others[] = {"objects", "refs", "commondir", NULL};
+    const char *sep = folder_len > 0 ? "/" : "";
+    cleanup_free char *head = xasprintf("%.*s%sHEAD", (int)folder_len, path, sep);
+    if (!present(ctx, head))
+        return false;
+    for (size_t i = 0; others[i] != NULL; i++) {
+        cleanup_free char *p = xasprintf("%.*s%s%s", (int)folder_len, path, sep, others[i]);
+        if (present(ctx, p))
+            return true;
+    }
+    return false;
+}
+
+const char *cp_rules_repo_shape(const char *path, cp_rules_present_fn present, void *ctx)
+{
+    for (const char *c = path;;) {
+        const char *slash = strchr(c, '/');
+        size_t len = slash ? (size_t)(slash - c) : strlen(c);
+        size_t folder_len = c > path ? (size_t)(c - path) - 1 : 0;
+        if (git_dir_name(c, len) && folder_is_repo_shaped(path, folder_len, present, ctx))
+            return "it would make a folder git takes for a repository";
+        if (slash == NULL)
+            return NULL;
+        c = slash + 1;
+    }
 }
 
 char *cp_escape(const char *s)

@@ -15,8 +15,8 @@
 #define CP_DELETIONS_NAME ".conch-mirror-deletions"
 #define CP_SENT_NAME      ".conch-mirror-sent"
 
-/* Protected places: fnmatch patterns matched case-insensitively against every component.
- * NULL patterns means DESIGN.md's defaults. */
+/* Protected places: src/base/protected.h's patterns, matched case-insensitively at any depth
+ * (a place and everything under it). NULL patterns means DESIGN.md's one list. */
 struct cp_rules {
     const char *const *protected;
 };
@@ -33,6 +33,18 @@ const char *cp_rules_place(const struct cp_rules *r, const char *path);
 
 /* Both of the above; what the listing and the landing apply to every name. */
 const char *cp_rules_check(const struct cp_rules *r, const char *path);
+
+/* What the landing and a deletion from the far side apply: cp_rules_check, and nothing under
+ * a component named .git (any case) nor a .git file. */
+const char *cp_rules_check_back(const struct cp_rules *r, const char *path);
+
+/* Whether path exists here or is about to land (a folder: something under it does). */
+typedef bool (*cp_rules_present_fn)(void *ctx, const char *path);
+
+/* Whether landing path would help make a folder git takes for a repository: a folder on its
+ * way (the work folder itself too) that would then hold HEAD beside objects, refs or
+ * commondir, where path is one of those. NULL when it would not, else why. */
+const char *cp_rules_repo_shape(const char *path, cp_rules_present_fn present, void *ctx);
 
 /* A folder name the listing prunes: a dependency folder (any case). */
 bool cp_rules_is_dep_folder(const char *name);

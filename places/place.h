@@ -25,6 +25,10 @@ struct cp_run_request {
 struct cp_place_ops {
     const char *name; /* "container", "ssh:" (a prefix) or "cloud" */
     bool is_prefix;
+    /* Whether the place keeps the seal (DESIGN.md's table: no network but the allow-list, .git
+     * read-only, keys covered). Only the container does; ssh and cloud run the command as the
+     * host or sandbox is (ADR 0106), and --unsealed changes nothing there. */
+    bool seals;
     /* Readies the place (engine found, image present, copy synced). *state_out is the place's. */
     int (*prepare)(const struct cp_run_request *req, void **state_out, cp_error_t *err);
     /* Runs the command; *status_out is its exit status as the shell would report it. */
@@ -33,7 +37,8 @@ struct cp_place_ops {
     void (*release)(void *state);
     /* doctor: checks end to end, printing one line a check; fails with one action. */
     int (*check)(const char *place, const struct cp_config *cfg, cp_error_t *err);
-    /* places: appends {"place", "ready", "next"} objects to the array. */
+    /* places: appends {"place", "ready", "next"} objects to the array ("seals" is added from
+     * the field above). */
     int (*describe)(const struct cp_config *cfg, json_object *places, cp_error_t *err);
     /* clean: removes what a crash left behind. */
     int (*clean)(const struct cp_config *cfg, cp_error_t *err);

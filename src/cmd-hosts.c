@@ -7,8 +7,10 @@
 #include <stdlib.h>
 
 #include "places/container/allowlist.h"
+#include "places/container/registries.h"
 #include "src/command.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/settings.h"
 #include "src/base/util.h"
 
@@ -36,6 +38,9 @@ static int hosts_handler(const struct cp_parsed *args, cp_error_t *err)
     if (workdir == NULL)
         return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used",
                              dir ? dir : ".");
+    cleanup_error cp_error_t npm_err = NULL; /* not known: listed as left off, with why */
+    if (cp_npm_default_learn_for(&cfg, &npm_err) < 0)
+        cp_debug("%s", npm_err->msg);
     cleanup_allowlist struct cp_allowlist list = {0};
     if (cp_allowlist_for(workdir, &cfg, &list, err) < 0)
         return cp_error_code(err);

@@ -18,12 +18,15 @@ static void print_text(json_object *list)
         const char *place = cp_json_str(p, "place");
         const char *next = cp_json_str(p, "next");
         const char *engine = cp_json_str(p, "engine");
+        json_object *seals = NULL;
+        json_object_object_get_ex(p, "seals", &seals);
+        const char *sealing = json_object_get_boolean(seals) ? "seals" : "no seal";
         if (!json_object_get_boolean(ready))
-            printf("%-20s not ready: %s\n", place, next ? next : "unknown");
+            printf("%-20s %-8s not ready: %s\n", place, sealing, next ? next : "unknown");
         else if (engine != NULL)
-            printf("%-20s ready (%s)\n", place, engine);
+            printf("%-20s %-8s ready (%s)\n", place, sealing, engine);
         else
-            printf("%-20s ready\n", place);
+            printf("%-20s %-8s ready\n", place, sealing);
     }
 }
 
@@ -33,9 +36,15 @@ static int places_handler(const struct cp_parsed *args, cp_error_t *err)
     if (cp_config_load(&cfg, err) < 0)
         return cp_error_code(err);
     cleanup_json json_object *list = json_object_new_array();
-    for (size_t i = 0; cp_places[i] != NULL; i++)
+    for (size_t i = 0; cp_places[i] != NULL; i++) {
+        size_t before = json_object_array_length(list);
         if (cp_places[i]->describe != NULL && cp_places[i]->describe(&cfg, list, err) < 0)
             return cp_error_code(err);
+        /* Told for every place, so a caller can tell whether a run there keeps the seal. */
+        for (size_t k = before; k < json_object_array_length(list); k++)
+            json_object_object_add(json_object_array_get_idx(list, k), "seals",
+                                   json_object_new_boolean(cp_places[i]->seals));
+    }
     if (cp_arg(args, &cp_cmd_places, "json") != NULL)
         printf("%s\n", json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));

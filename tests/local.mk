@@ -65,6 +65,20 @@ tests_fuzz_replay_hostconf_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/te
 tests_fuzz_replay_hostconf_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_hostconf
 
+# The keyless copy of a project's registry settings (fuzzed, corpus replayed).
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_keyless
+tests_fuzz_fuzz_keyless_SOURCES = tests/fuzz/fuzz_keyless.c
+tests_fuzz_fuzz_keyless_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_keyless_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_keyless
+tests_fuzz_replay_keyless_SOURCES = tests/fuzz/fuzz_keyless.c tests/fuzz/replay.c
+tests_fuzz_replay_keyless_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/keyless\"
+tests_fuzz_replay_keyless_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_keyless
+
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_allowlist
 tests_unit_test_allowlist_SOURCES = tests/unit/test_allowlist.c

@@ -142,6 +142,10 @@ static int add_registries(const struct cp_allowlist_sources *src, struct cp_allo
                                             "the npm registry, npm's own default (npm, pnpm, Bun)"};
     if (npm_default.host != NULL)
         add_registry(l, &npm_default, npm, pypi);
+    else /* every entry of the table is shown, this one too */
+        add(&l->left_off, &l->nleft_off, "(npm's default registry)",
+            xasprintf("its address is asked of npm, never written here, and %s",
+                      cp_npm_default_missing()));
     for (size_t i = 0; cp_registries[i].host != NULL; i++)
         add_registry(l, &cp_registries[i], npm, pypi);
     return 0;

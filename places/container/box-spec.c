@@ -30,12 +30,16 @@ static json_object *mounts(const struct cp_box_spec *s)
 {
     json_object *a = json_object_new_array();
     json_object_array_add(a, bind_mount(s->workdir, s->workdir, false));
-    if (s->sealed && s->git_is_present) {
-        cleanup_free char *git = xasprintf("%s/.git", s->workdir);
-        json_object_array_add(a, bind_mount(git, git, true));
-    }
+    /* A .git made during the run is the limit: nothing here can cover what is not there yet
+     * (README, "Sealed"). */
+    for (size_t i = 0; s->sealed && s->gits != NULL && s->gits[i] != NULL; i++)
+        json_object_array_add(a, bind_mount(s->gits[i], s->gits[i], true));
     for (size_t i = 0; s->protected_files != NULL && s->protected_files[i] != NULL; i++)
         json_object_array_add(a, bind_mount(s->empty_file, s->protected_files[i], true));
+    for (size_t i = 0;
+         s->settings != NULL && s->settings[i] != NULL && s->copies != NULL && s->copies[i] != NULL;
+         i++)
+        json_object_array_add(a, bind_mount(s->copies[i], s->settings[i], true));
     if (s->no_dns != NULL) /* the engines then write no resolver of their own */
         json_object_array_add(a, bind_mount(s->empty_file, "/etc/resolv.conf", true));
     return a;

@@ -15,11 +15,13 @@ struct cp_box_spec {
     bool sealed;
     bool podman; /* the engine copies a folder's contents into a tmpfs unless told not to */
     bool interactive;
-    bool git_is_present;    /* workdir/.git exists (file or folder) */
+    char **gits;            /* sealed: each .git folder or file, bound read-only on itself */
     char **env;             /* "K=V" entries beyond HOME and LANG; borrowed */
     char **protected_dirs;  /* absolute paths covered by a tmpfs */
     char **protected_files; /* absolute paths covered by an empty read-only file */
     const char *empty_file; /* the host's empty file used as that cover */
+    char **settings;        /* .npmrc, .yarnrc.yml, pip.conf paths the box sees ... */
+    char **copies;          /* ... as these keyless copies, read-only (same order) */
     const char *network;    /* sealed: the internal network, or "none"; NULL: engine default */
     const char *no_dns;     /* sealed on a network: an address no resolver answers at (the
                              * sidecar's); with an empty /etc/resolv.conf, nothing resolves */

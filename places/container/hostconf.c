@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -19,6 +20,7 @@ struct reader {
     char section[256]; /* lower-cased; for git the subsection follows a '\t' */
     char **items;      /* what the dialect keeps */
     size_t n;
+    bool more_indexes; /* pip: an indented line goes on with the index list above */
 };
 
 static void keep(struct reader *r, char *item)
@@ -133,6 +135,22 @@ static void bunfig_pair(struct reader *r, const char *key, char *v)
         keep(r, xstrdup(url));
 }
 
+/* extra-index-url too: pip takes a package from whichever index has the higher version, so a
+ * private index beside PyPI is the same-name risk as one instead of it. */
+static bool pip_index_key(const char *key)
+{
+    return strcmp(key, "index-url") == 0 || strcmp(key, "index_url") == 0 ||
+           strcmp(key, "extra-index-url") == 0 || strcmp(key, "extra_index_url") == 0;
+}
+
+/* pip splits a list value on white space, across its continuation lines too. */
+static void keep_words(struct reader *r, char *v)
+{
+    for (char *save = NULL, *w = strtok_r(v, " \t\r", &save); w != NULL;
+         w = strtok_r(NULL, " \t\r", &save))
+        keep(r, xstrdup(w));
+}
+
 static void pair(struct reader *r, char *key, char *v)
 {
     switch (r->dialect) {
@@ -147,9 +165,11 @@ static void pair(struct reader *r, char *key, char *v)
         break;
     case PIPCONF:
         lower(key);
-        if ((strcmp(r->section, "global") == 0 || strcmp(r->section, "install") == 0) &&
-            (strcmp(key, "index-url") == 0 || strcmp(key, "index_url") == 0))
-            keep(r, xstrdup(value_of(v, PIPCONF)));
+        r->more_indexes =
+            (strcmp(r->section, "global") == 0 || strcmp(r->section, "install") == 0) &&
+            pip_index_key(key);
+        if (r->more_indexes)
+            keep_words(r, value_of(v, PIPCONF));
         break;
     case GITCONFIG:
         lower(key);
@@ -162,6 +182,14 @@ static void pair(struct reader *r, char *key, char *v)
 
 static void line(struct reader *r, char *l)
 {
+    bool indented = *l == ' ' || *l == '\t';
+    if (r->dialect == PIPCONF && r->more_indexes && indented) {
+        char *t = trim(l);
+        if (*t != '#' && *t != ';')
+            keep_words(r, t);
+        return;
+    }
+    r->more_indexes = false;
     l = trim(l);
     if (*l == '\0' || *l == '#' || *l == ';')
         return;

@@ -20,7 +20,8 @@ char **cp_npmrc_registries(const char *text, size_t len);
  * scope of [install.scopes] (a string, or a table with url) and [install.scopes.NAME] url. */
 char **cp_bunfig_registries(const char *text, size_t len);
 
-/* pip.conf: `index-url` (or index_url) of [global] or [install]. */
+/* pip.conf: each address of `index-url` and `extra-index-url` (or with '_') of [global] or
+ * [install], a list split on white space and continued on indented lines. */
 char **cp_pipconf_indexes(const char *text, size_t len);
 
 /* .git/config: "NAME\tURL" for each url and pushurl of [remote "NAME"] (and [remote.NAME]). */

@@ -1,6 +1,8 @@
 /* npm's own default registry, asked of the npm on this computer rather than written here:
  * `npm config get registry` with no user or global npmrc, cached by npm's path and mtime (node
- * takes a few hundred milliseconds to start, every sealed run reads the list). */
+ * takes a few hundred milliseconds to start, every sealed run reads the list). With no npm
+ * here, the work image's npm is asked once, in a one-shot box with no network, and the answer
+ * cached by the image's id. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,12 +15,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "places/container/box.h"
+#include "places/container/engine.h"
 #include "places/container/hostconf.h"
+#include "places/container/images.h"
 #include "places/container/registries.h"
+#include "src/base/http.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
 #define NPM_WAIT_MS 15000
+
+static char *learned;     /* from the work image, when this computer has no npm */
+static char *missing_why; /* why neither could be asked */
+static bool done_learning, answered;
 
 static char *find_npm(struct stat *st)
 {
@@ -89,6 +101,14 @@ static char *cache_path(void)
     return xasprintf("%s/npm-default-registry", dir);
 }
 
+static char *image_cache_path(void)
+{
+    cleanup_free char *dir = NULL;
+    if (cp_workplaces_dir(&dir, NULL) < 0)
+        return NULL;
+    return xasprintf("%s/npm-default-registry-image", dir);
+}
+
 static char *cached(const char *cache, const char *stamp)
 {
     cleanup_free char *text = NULL;
@@ -97,6 +117,21 @@ static char *cached(const char *cache, const char *stamp)
     size_t sl = strlen(stamp);
     if (strncmp(text, stamp, sl) != 0 || text[sl] != '\n')
         return NULL;
+    char *host = text + sl + 1;
+    host[strcspn(host, "\n")] = '\0';
+    return host[0] ? xstrdup(host) : NULL;
+}
+
+static char *cached_answer(const char *cache, const char *stamp)
+{
+    cleanup_free char *text = NULL;
+    answered = false;
+    if (cache == NULL || cp_read_file(cache, 4096, &text, NULL, NULL) < 0)
+        return NULL;
+    size_t sl = strlen(stamp);
+    if (strncmp(text, stamp, sl) != 0 || text[sl] != '\n')
+        return NULL;
+    answered = true;
     char *host = text + sl + 1;
     host[strcspn(host, "\n")] = '\0';
     return host[0] ? xstrdup(host) : NULL;
@@ -133,5 +168,164 @@ const char *cp_npm_default_host(void)
         host = derive();
         done = true;
     }
-    return host;
+    return host ? host : learned;
+}
+
+/* ---- the work image's npm ---- */
+
+static json_object *strv_json(const char *const *v)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; v[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(v[i]));
+    return a;
+}
+
+/* The one-shot box: the same npm question, sealed tighter than a work box (no network at all,
+ * nothing of the person's mounted, nobody's uid). It keeps its log so the answer can be read. */
+static json_object *oneshot_spec(const char *image_id)
+{
+    /* 127 tells an image without npm from a failure: both engines fail the start otherwise. */
+    static const char *const cmd[] = {
+        "sh", "-c",
+        "command -v npm >/dev/null || exit 127; exec npm config get registry "
+        "--userconfig /dev/null/user --globalconfig /dev/null/global",
+        NULL};
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "NetworkMode", json_object_new_string("none"));
+    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
+    json_object_object_add(h, "CapDrop", strv_json((const char *const[]){"ALL", NULL}));
+    json_object_object_add(h, "SecurityOpt",
+                           strv_json((const char *const[]){"no-new-privileges", NULL}));
+    json_object *t = json_object_new_object();
+    json_object_object_add(t, "/tmp", json_object_new_string("rw,nosuid,nodev,size=64m"));
+    json_object_object_add(h, "Tmpfs", t);
+    json_object_object_add(h, "PidsLimit", json_object_new_int64(64));
+    json_object_object_add(h, "Memory", json_object_new_int64(512LL << 20));
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "Image", json_object_new_string(image_id));
+    json_object_object_add(c, "Cmd", strv_json(cmd));
+    json_object_object_add(c, "Entrypoint", json_object_new_array());
+    json_object_object_add(c, "User", json_object_new_string("65534:65534"));
+    json_object_object_add(c, "Env", strv_json((const char *const[]){"HOME=/tmp", NULL}));
+    json_object *labels = json_object_new_object();
+    json_object_object_add(labels, "conch.work", json_object_new_string("1"));
+    cleanup_strv char **owner = cp_box_owner_labels();
+    for (size_t i = 0; owner[i] != NULL; i++) {
+        char *eq = strchr(owner[i], '=');
+        if (eq != NULL) {
+            *eq = '\0';
+            json_object_object_add(labels, owner[i], json_object_new_string(eq + 1));
+        }
+    }
+    json_object_object_add(c, "Labels", labels);
+    json_object_object_add(c, "HostConfig", h);
+    return c;
+}
+
+/* The first http(s) address in the box's output (frame headers and all). */
+static char *first_url_host(const char *out, size_t len)
+{
+    for (size_t i = 0; i + 7 < len; i++) {
+        if (strncmp(out + i, "http://", 7) != 0 && strncmp(out + i, "https://", 8) != 0)
+            continue;
+        size_t n = 0;
+        while (i + n < len && (unsigned char)out[i + n] > 0x20 && out[i + n] != 0x7f)
+            n++;
+        cleanup_free char *url = strndup(out + i, n);
+        return cp_url_host(url);
+    }
+    return NULL;
+}
+
+static int oneshot_output(struct cp_engine *e, const char *id, char **host_out, cp_error_t *err)
+{
+    cleanup_free char *url =
+        xasprintf("http://localhost/v%s/containers/%s/logs?stdout=1&stderr=0", e->version, id);
+    struct cp_http_req req = {
+        .method = "GET", .url = url, .unix_socket = e->socket, .max_body = 64 * 1024};
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
+        return cp_error_wrap(err, "reading what the image's npm said");
+    *host_out = resp.status == 200
+                    ? first_url_host(resp.body.data ? resp.body.data : "", resp.body.len)
+                    : NULL;
+    return 0;
+}
+
+static int ask_image(struct cp_engine *e, const char *image_id, char **host_out, cp_error_t *err)
+{
+    cleanup_json json_object *spec = oneshot_spec(image_id);
+    cleanup_free char *name = cp_box_name(), *id = NULL;
+    int status = -1;
+    cp_debug("no npm here: asking the npm of image %.19s in a one-shot box", image_id);
+    if (cp_box_create(e, spec, name, &id, err) < 0)
+        return cp_error_wrap(err, "asking the work image's npm");
+    int r = cp_box_start(e, id, err);
+    if (r == 0)
+        r = cp_box_wait(e, id, &status, err);
+    if (r == 0 && status == 0)
+        r = oneshot_output(e, id, host_out, err);
+    else if (r == 0 && status != 127) /* 127: no npm in the image, an answer too */
+        r = cp_error_make(err, CP_ERR_FAILED, 0, "the image's npm exited with %d", status);
+    cleanup_error cp_error_t rm_err = NULL;
+    if (cp_box_remove(e, id, &rm_err) < 0)
+        cp_debug("%s", rm_err->msg);
+    return r;
+}
+
+int cp_npm_default_learn(struct cp_engine *e, const char *image_id, cp_error_t *err)
+{
+    if (cp_npm_default_host() != NULL)
+        return 0;
+    cleanup_free char *cache = image_cache_path();
+    cleanup_free char *stamp = xasprintf("image %s", image_id);
+    done_learning = true;
+    free(learned);
+    learned = cached_answer(cache, stamp);
+    if (learned != NULL || answered)
+        return 0;
+    cleanup_free char *host = NULL;
+    if (ask_image(e, image_id, &host, err) < 0) {
+        free(missing_why);
+        missing_why = xasprintf("no npm on this computer, and the work image's could not be "
+                                "asked: %s",
+                                (*err)->msg);
+        return cp_error_code(err);
+    }
+    /* An image without npm is an answer too: asked once, cached, not asked again. */
+    if (cache != NULL) {
+        cleanup_free char *line = xasprintf("%s\n%s\n", stamp, host ? host : "");
+        (void)cp_write_file_atomic(cache, line, strlen(line), 0600, NULL);
+    }
+    learned = steal_pointer(&host);
+    return 0;
+}
+
+int cp_npm_default_learn_for(const struct cp_config *cfg, cp_error_t *err)
+{
+    if (cp_npm_default_host() != NULL)
+        return 0;
+    cleanup_engine struct cp_engine *e = NULL;
+    cleanup_free char *image = NULL, *image_id = NULL;
+    const char *engine = cfg ? cp_config_get(cfg, "engine") : NULL;
+    const char *saved = cfg ? cp_config_get(cfg, "image") : NULL;
+    if (cp_engine_connect(engine ? engine : "auto", &e, err) < 0 ||
+        cp_image_choose(e, NULL, saved, &image, &image_id, err) < 0) {
+        free(missing_why);
+        missing_why =
+            xasprintf("no npm on this computer, and no work image to ask: %s", (*err)->msg);
+        return cp_error_code(err);
+    }
+    return cp_npm_default_learn(e, image_id, err);
+}
+
+const char *cp_npm_default_missing(void)
+{
+    if (cp_npm_default_host() != NULL)
+        return NULL;
+    if (missing_why != NULL)
+        return missing_why;
+    return learned == NULL && done_learning ? "neither this computer nor the work image has npm"
+                                            : "no npm on this computer to ask";
 }

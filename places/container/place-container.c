@@ -15,6 +15,7 @@
 #include "places/container/images.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
+#include "places/container/registries.h"
 #include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -105,8 +106,6 @@ static long host_cpus(void)
 
 static void build_spec(struct container_state *s, const struct cp_run_request *req)
 {
-    cleanup_free char *git = xasprintf("%s/.git", req->workdir);
-    struct stat st;
     struct cp_box_spec spec = {
         .image = s->image,
         .argv = req->argv,
@@ -117,10 +116,12 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .sealed = req->sealed,
         .podman = strcmp(s->engine->kind, "podman") == 0,
         .interactive = req->interactive,
-        .git_is_present = lstat(git, &st) == 0 && !S_ISLNK(st.st_mode),
+        .gits = s->prot.gits,
         .protected_dirs = s->prot.dirs,
         .protected_files = s->prot.files,
         .empty_file = s->empty_file,
+        .settings = s->prot.settings,
+        .copies = s->prot.copies,
         .network = req->sealed ? s->seal.sidecar.name : NULL,
         .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
         .env = req->sealed ? s->seal.env : NULL,
@@ -133,7 +134,9 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         xasprintf("%s %s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed");
     s->warm_key = cp_warm_key(&spec, made_from);
     spec.env = s->warm_env;
-    s->warm_spec = cp_warm_spec(&spec, s->warm_key);
+    /* Keyless copies are made per box and removed with this run: none is left for a warm box. */
+    if (s->prot.copies == NULL)
+        s->warm_spec = cp_warm_spec(&spec, s->warm_key);
 }
 
 /* The next warm box's name is chosen now: a sealed box's proxy credential names it. */
@@ -173,6 +176,9 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
     if (cp_image_choose(s->engine, req->image, saved, &s->image, &s->image_id, err) < 0)
         return cp_error_code(err);
+    cleanup_error cp_error_t npm_err = NULL; /* not known: left off, and `hosts` says why */
+    if (req->sealed && cp_npm_default_learn(s->engine, s->image_id, &npm_err) < 0)
+        cp_debug("%s", npm_err->msg);
     char **owned = NULL;
     const char *const *patterns = cp_protect_patterns(req->config, &owned);
     int r = cp_protect_scan(req->workdir, patterns, &s->prot, err);
@@ -183,6 +189,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
              cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
     s->labels = cp_box_owner_labels();
     s->name = cp_box_name();
+    if (cp_protect_make_copies(&s->prot, s->name, err) < 0)
+        return cp_error_code(err);
     if (req->sealed &&
         cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
         return cp_error_code(err);
@@ -391,6 +399,7 @@ static int container_check(const char *place, const struct cp_config *cfg, cp_er
 
 const struct cp_place_ops cp_place_container = {
     .name = "container",
+    .seals = true,
     .prepare = container_prepare,
     .run = container_run,
     .release = container_release,

@@ -4,34 +4,33 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "places/container/keyless.h"
 #include "places/container/protect.h"
 #include "src/base/json.h"
+#include "src/base/paths.h"
+#include "src/base/protected.h"
 #include "src/base/util.h"
 
 #define SCAN_MAX_ENTRIES 500000
 #define SCAN_MAX_DEPTH   64
+#define COPY_MAX         (1024 * 1024) /* a larger settings file is covered, not copied */
 
-static const char *const default_patterns[] = {
-    ".env",  ".env.*", ".netrc",  ".pypirc",     ".git-credentials",
-    "*.pem", "*.key",  "id_rsa*", "id_ed25519*", "id_ecdsa*",
-    ".ssh/", ".aws/",  ".gnupg/", ".conch/",     NULL,
-};
-
-/* Never entered: they are large, and a dependency's own test keys are not the person's. */
-static const char *const skipped_dirs[] = {"node_modules", ".git",    ".venv", "venv", "target",
-                                           "__pycache__",  ".gradle", ".tox",  NULL};
+/* Never entered: they are large, and a dependency's own test keys are not the person's. A
+ * .git found in one is not made read-only either (DESIGN.md's limit, README "Sealed"). */
+static const char *const skipped_dirs[] = {"node_modules", ".venv",   "venv", "target",
+                                           "__pycache__",  ".gradle", ".tox", NULL};
 
 const char *const *cp_protect_patterns(const struct cp_config *cfg, char ***owned_out)
 {
     json_object *p = NULL;
     *owned_out = NULL;
     if (cfg == NULL || !json_object_object_get_ex(cfg->root, "protected", &p))
-        return default_patterns;
+        return cp_protected_default;
     size_t n = json_object_array_length(p);
     char **v = xcalloc(n + 1, sizeof(char *));
     for (size_t i = 0; i < n; i++)
@@ -43,7 +42,8 @@ const char *const *cp_protect_patterns(const struct cp_config *cfg, char ***owne
 struct scan {
     const char *const *patterns;
     struct cp_protected *out;
-    size_t ndirs, nfiles, seen;
+    size_t root_len; /* the work folder's path, before each entry's relative one */
+    size_t ndirs, nfiles, ngits, nsettings, seen;
 };
 
 static void push(char ***v, size_t *n, char *s)
@@ -53,18 +53,49 @@ static void push(char ***v, size_t *n, char *s)
     (*v)[*n] = NULL;
 }
 
-static bool matches(const char *const *patterns, const char *name, bool is_dir)
+static bool keyless_name(const char *name)
 {
-    for (size_t i = 0; patterns[i] != NULL; i++) {
-        size_t len = strlen(patterns[i]);
-        bool dir_only = len > 0 && patterns[i][len - 1] == '/';
-        if (dir_only && !is_dir)
-            continue;
-        cleanup_free char *pat = strndup(patterns[i], dir_only ? len - 1 : len);
-        if (fnmatch(pat, name, FNM_PERIOD) == 0 || strcmp(pat, name) == 0)
+    for (size_t i = 0; cp_keyless_names[i] != NULL; i++)
+        if (strcmp(cp_keyless_names[i], name) == 0)
             return true;
-    }
     return false;
+}
+
+/* Takes full. Whether the entry was one to cover, seal or copy (and is not to be entered). */
+static bool sort_entry(struct scan *s, char *full, const char *name, bool is_dir)
+{
+    const char *rel = full + s->root_len + 1;
+    if (cp_protected_is(s->patterns, rel)) {
+        if (is_dir)
+            push(&s->out->dirs, &s->ndirs, full);
+        else
+            push(&s->out->files, &s->nfiles, full);
+        return true;
+    }
+    /* Git runs a repository's hooks and fsmonitor at the next git command here: every .git
+     * (a submodule's or a worktree's file too) is read-only, not only the top one. */
+    if (strcasecmp(name, ".git") == 0) {
+        push(&s->out->gits, &s->ngits, full);
+        return true;
+    }
+    if (!is_dir && keyless_name(name)) {
+        push(&s->out->settings, &s->nsettings, full);
+        return true;
+    }
+    free(full);
+    return false;
+}
+
+/* Git follows a .git that is a link: where it leads inside the work folder is read-only too
+ * (outside it, the box cannot reach it). */
+static void git_link(struct scan *s, const char *full)
+{
+    cleanup_free char *real = realpath(full, NULL);
+    struct stat st;
+    if (real == NULL || strncmp(real, full, s->root_len) != 0 || real[s->root_len] != '/' ||
+        stat(real, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        return;
+    push(&s->out->gits, &s->ngits, steal_pointer(&real));
 }
 
 static bool skipped(const char *name)
@@ -90,13 +121,10 @@ static int visit(struct scan *s, int dirfd, const char *path, const struct diren
                              path, SCAN_MAX_ENTRIES);
     bool is_dir = S_ISDIR(st.st_mode);
     cleanup_free char *full = xasprintf("%s/%s", path, de->d_name);
-    if ((is_dir || S_ISREG(st.st_mode)) && matches(s->patterns, de->d_name, is_dir)) {
-        if (is_dir)
-            push(&s->out->dirs, &s->ndirs, steal_pointer(&full));
-        else
-            push(&s->out->files, &s->nfiles, steal_pointer(&full));
+    if ((is_dir || S_ISREG(st.st_mode)) && sort_entry(s, xstrdup(full), de->d_name, is_dir))
         return 0;
-    }
+    if (S_ISLNK(st.st_mode) && strcasecmp(de->d_name, ".git") == 0)
+        git_link(s, full);
     if (!is_dir || skipped(de->d_name) || depth >= SCAN_MAX_DEPTH)
         return 0;
     cleanup_close int sub =
@@ -128,20 +156,95 @@ int cp_protect_scan(const char *workdir, const char *const *patterns, struct cp_
                     cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
-    struct scan s = {.patterns = patterns, .out = out};
+    const char *root = strcmp(workdir, "/") == 0 ? "" : workdir;
+    struct scan s = {.patterns = patterns, .out = out, .root_len = strlen(root)};
     int fd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the work folder %s", workdir);
-    if (walk(&s, fd, strcmp(workdir, "/") == 0 ? "" : workdir, 0, err) < 0) {
+    if (walk(&s, fd, root, 0, err) < 0) {
         cp_protected_dispose(out);
         return cp_error_code(err);
     }
     return 0;
 }
 
+/* The copy's bytes: the file read without following a link, its keys taken out. NULL when
+ * it cannot be read as a settings file, so it is covered instead. */
+static char *keyless_of(const char *path)
+{
+    cleanup_close int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > COPY_MAX)
+        return NULL;
+    size_t want = (size_t)st.st_size, got = 0;
+    cleanup_free char *text = xmalloc(want + 1);
+    while (got < want) {
+        ssize_t n = read(fd, text + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return NULL;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return cp_keyless_text(text, got);
+}
+
+static int write_copy(const char *dir, size_t i, const char *text, char **out, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("%s/%zu", dir, i);
+    cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || cp_write_all(fd, text, strlen(text)) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write %s", path);
+    *out = steal_pointer(&path);
+    return 0;
+}
+
+int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *err)
+{
+    size_t n = cp_strv_len(p->settings);
+    if (n == 0)
+        return 0;
+    cleanup_free char *home = NULL;
+    if (cp_workplaces_dir(&home, err) < 0)
+        return cp_error_code(err);
+    p->copy_dir = xasprintf("%s/keyless-%s", home, box);
+    if (mkdir(p->copy_dir, 0700) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", p->copy_dir);
+    size_t nfiles = cp_strv_len(p->files), ncopies = 0, nsettings = 0;
+    char **settings = steal_pointer(&p->settings);
+    for (size_t i = 0; i < n; i++) {
+        cleanup_free char *text = keyless_of(settings[i]);
+        if (text == NULL) { /* unreadable as settings: covered like a key */
+            push(&p->files, &nfiles, steal_pointer(&settings[i]));
+            continue;
+        }
+        char *copy = NULL;
+        if (write_copy(p->copy_dir, i, text, &copy, err) < 0) {
+            cp_strv_free(settings);
+            return cp_error_code(err);
+        }
+        push(&p->copies, &ncopies, copy);
+        push(&p->settings, &nsettings, steal_pointer(&settings[i]));
+    }
+    for (size_t i = 0; i < n; i++)
+        free(settings[i]);
+    free(settings);
+    return 0;
+}
+
 void cp_protected_dispose(struct cp_protected *p)
 {
+    for (size_t i = 0; p->copies != NULL && p->copies[i] != NULL; i++)
+        unlink(p->copies[i]);
+    if (p->copy_dir != NULL)
+        rmdir(p->copy_dir);
     cp_strv_free(p->dirs);
     cp_strv_free(p->files);
-    p->dirs = p->files = NULL;
+    cp_strv_free(p->gits);
+    cp_strv_free(p->settings);
+    cp_strv_free(p->copies);
+    free(p->copy_dir);
+    *p = (struct cp_protected){0};
 }

@@ -6,16 +6,29 @@
 #include "src/base/settings.h"
 
 struct cp_protected {
-    char **dirs;  /* absolute paths of folders to cover with a tmpfs */
-    char **files; /* absolute paths of files to cover with an empty read-only file */
+    char **dirs;     /* absolute paths of folders to cover with a tmpfs */
+    char **files;    /* absolute paths of files to cover with an empty read-only file */
+    char **gits;     /* every .git folder or file: read-only in a sealed box */
+    char **settings; /* .npmrc, .yarnrc.yml, pip.conf: the box sees a keyless copy */
+    char **copies;   /* the copy for each of settings, once made */
+    char *copy_dir;  /* where the copies are, removed with them */
 };
 
-/* The patterns in force: config.json's "protected" list, else the defaults. Borrowed. */
+/* The patterns in force: config.json's "protected" list, else the one list
+ * (src/base/protected.h). Borrowed. */
 const char *const *cp_protect_patterns(const struct cp_config *cfg, char ***owned_out);
 
-/* Walks workdir (links are never followed; dependency folders are not entered). */
+/* Walks workdir (links are never followed; dependency folders are not entered, nor is a
+ * protected folder or a .git). */
 int cp_protect_scan(const char *workdir, const char *const *patterns, struct cp_protected *out,
                     cp_error_t *err);
+
+/* Writes the keyless copy of each of p->settings into a folder of its own (0700, files 0600)
+ * under $CONCH_HOME/workplaces, named after the box. A file too large to read is covered
+ * instead. */
+int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *err);
+
+/* Frees p, removing the copies it made. */
 void cp_protected_dispose(struct cp_protected *p);
 #define cleanup_protected __attribute__((cleanup(cp_protected_dispose)))
 

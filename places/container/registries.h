@@ -4,6 +4,9 @@
 
 #include <stdbool.h>
 
+#include "src/base/error.h"
+#include "src/base/settings.h"
+
 enum cp_registry_family {
     CP_REG_NPM,  /* npm, Yarn, pnpm and Bun: left off when ~/.npmrc or ~/.bunfig.toml moved it */
     CP_REG_PYPI, /* left off when pip's index-url moved it */
@@ -20,7 +23,18 @@ struct cp_registry {
 extern const struct cp_registry cp_registries[];
 
 /* npm's own default registry's host, asked of this computer's npm (or CONCH_NPM_DEFAULT_REGISTRY),
- * never written into the project; NULL when there is no npm to ask. Borrowed. */
+ * or learned from the work image's npm; never written into the project. NULL when there is
+ * no npm to ask. Borrowed. */
 const char *cp_npm_default_host(void);
+
+struct cp_engine;
+/* With no npm on this computer: asks the npm of the image (by id) once, in a one-shot box
+ * without network, and caches the answer (none too) by the image's id. */
+int cp_npm_default_learn(struct cp_engine *e, const char *image_id, cp_error_t *err);
+/* The same for `hosts`: the engine and the work image as config.json (or the defaults) name
+ * them. */
+int cp_npm_default_learn_for(const struct cp_config *cfg, cp_error_t *err);
+/* Why npm's default registry is not known, or NULL when it is. Borrowed. */
+const char *cp_npm_default_missing(void);
 
 #endif

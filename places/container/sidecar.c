@@ -402,48 +402,6 @@ int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const ch
                                       err);
 }
 
-static char *joined(char **v)
-{
-    struct cp_buf b;
-    cp_buf_init(&b, 1 << 20);
-    for (size_t i = 0; v[i] != NULL; i++) {
-        if (i > 0)
-            (void)cp_buf_append(&b, ", ", 2);
-        (void)cp_buf_append(&b, v[i], strlen(v[i]));
-    }
-    (void)cp_buf_append(&b, "", 1);
-    return cp_buf_steal(&b);
-}
-
-void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char *box, time_t since,
-                     const struct cp_allowlist *list, const char *workdir)
-{
-    cleanup_strv char **hosts = NULL;
-    /* The engine's log copier may be a moment behind the proxy's write. */
-    for (int tries = 0; tries < 3; tries++) {
-        cleanup_error cp_error_t err = NULL;
-        cp_strv_free(hosts);
-        hosts = NULL;
-        if (cp_sidecar_refused(e, s, box, since, &hosts, &err) < 0) {
-            cp_debug("%s", err->msg);
-            return;
-        }
-        if (hosts[0] != NULL)
-            break;
-        usleep(150 * 1000);
-    }
-    if (hosts == NULL || hosts[0] == NULL)
-        return;
-    cleanup_free char *refused = joined(hosts), *allowed = cp_allowlist_summary(list);
-    cleanup_free char *example = xstrdup(hosts[0]);
-    example[strcspn(example, ":")] = '\0'; /* a refused port names host:port */
-    cp_say("the sealed box's egress sidecar refused: %s.\n"
-           "The box reaches only: %s (see 'conch-place hosts').\n"
-           "Two ways on: add the host to this folder's egress in config.json "
-           "({\"egress\": {\"%s\": [\"%s\"]}}), or run the command again with --unsealed.",
-           refused, allowed, workdir, example);
-}
-
 /* ---- clean ---- */
 
 static int list_json(struct cp_engine *e, const char *what, const char *filter, json_object **out,

@@ -12,8 +12,10 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/conch-sshplace-XXXXXX)
 # The keepers this test started (each writes its pid in its lock file).
 keepers() { cat "$T"/conch*/workplaces/keepers/*.lock 2>/dev/null; }
+AGENT_PID=
 cleanup() {
     for k in $(keepers); do kill "$k" 2>/dev/null; done
+    [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
     [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
     mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"
     rm -rf "$T"
@@ -32,6 +34,7 @@ ssh-keygen -q -t ed25519 -N '' -f "$T/strangerkey"
 cp "$T/home/.ssh/id_ed25519.pub" "$T/authorized_keys"
 BASE=$((20000 + $$ % 20000))
 A=$BASE B=$((BASE + 1)) C=$((BASE + 2)) D=$((BASE + 3)) DEAD=$((BASE + 4)) E=$((BASE + 5))
+R=$((BASE + 6)) # a remote forward's port, should anything ask for one
 
 # The far side's front door: a home of its own per port, then the command as sent.
 cat >"$T/force.sh" <<'EOF'
@@ -143,6 +146,7 @@ host() { # NAME PORT [lines, before the defaults: the first value wins]
     host refused $DEAD
     host nameless $DEAD "HostName nowhere.invalid"
     host cut $E
+    host fwd $A "ForwardAgent yes" "RemoteForward $R 127.0.0.1:$A" "IdentityAgent $T/agent.sock"
 } >"$T/home/.ssh/config"
 chmod 600 "$T/home/.ssh/config"
 export HOME="$T/home" CONCH_HOME="$T/conch"
@@ -341,6 +345,24 @@ rc=$(run cut -- true)
 [ "$rc" = 0 ] && [ "$(wc -c <"$W/cutbig.bin" 2>/dev/null)" = 2000000 ] && [ -f "$W/cutsmall.txt" ] &&
     cmp -s "$W/cutbig.bin" "$(FARCOPY c1)/cutbig.bin" && ok "the next run recovers: both files whole" ||
     fail "recovery: rc=$rc $(cat "$T/err")"
+
+# ---- no forwarding, whatever ~/.ssh/config asks: the far side gets no agent and no port ----
+# The probe is first shown to see forwarding when it happens (OpenSSH's own client, asked
+# for both), so its "none" for conch-place cannot come from a probe that sees nothing.
+AGENT_PID=$(ssh-agent -s -a "$T/agent.sock" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+probe='echo "agent=${SSH_AUTH_SOCK:-none}"; sleep 1; echo "listening=$(ss -Hltn "sport = :'$R'" | wc -l)"'
+SSH_AUTH_SOCK="$T/agent.sock" timeout 20 ssh -F "$T/home/.ssh/config" -o ForwardAgent=yes \
+    -o UserKnownHostsFile="$T/home/.ssh/known_hosts" -i "$T/home/.ssh/id_ed25519" \
+    -o ExitOnForwardFailure=yes -o BatchMode=yes fwd "$probe" >"$T/ssh-probe" 2>"$T/err"
+grep -q '^agent=/' "$T/ssh-probe" && grep -Eq '^listening=[1-9]$' "$T/ssh-probe" &&
+    ok "the forwarding probe sees an agent and a port when ssh forwards them" ||
+    fail "probe control: $(cat "$T/ssh-probe" "$T/err")"
+rc=$(SSH_AUTH_SOCK="$T/agent.sock" run fwd -- sh -c "$probe")
+[ "$rc" = 0 ] && grep -q '^agent=none$' "$T/out" && grep -q '^listening=0$' "$T/out" &&
+    ok "ForwardAgent and RemoteForward in ~/.ssh/config: nothing forwarded" ||
+    fail "forwarding: rc=$rc $(cat "$T/out" "$T/err")"
+kill "$AGENT_PID" 2>/dev/null
+AGENT_PID=
 
 # ---- places and doctor ----
 "$CP" places --json >"$T/places.json" 2>"$T/err"

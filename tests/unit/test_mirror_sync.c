@@ -370,11 +370,14 @@ static void test_delete__through_symlinked_folder__refused(void **state)
     put_file(S.out, "old.txt", "outside");
     cleanup_free char *link = xasprintf("%s/cache", S.work);
     assert_int_equal(symlink(S.out, link), 0);
+    /* The file's real signature, so that only the walk that follows no link can refuse. */
     struct stat st;
-    assert_int_equal(stat(S.out, &st), 0);
-    struct cp_sig any = {0};
+    cleanup_free char *old = xasprintf("%s/old.txt", S.out);
+    assert_int_equal(lstat(old, &st), 0);
+    struct cp_sig real;
+    cp_sig_from_stat(&st, &real);
     cleanup_error cp_error_t err = NULL;
-    assert_int_equal(cp_landing_delete(S.workfd, NULL, "cache/old.txt", &any, NULL, &err), 0);
+    assert_int_equal(cp_landing_delete(S.workfd, NULL, "cache/old.txt", &real, NULL, &err), 0);
     assert_true(exists_nofollow(S.out, "old.txt"));
 }
 

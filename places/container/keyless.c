@@ -1,0 +1,96 @@
+/* Credential lines out of npm's, Yarn's and pip's settings, so the registry settings still
+ * work in the sealed box while the keys that would publish do not reach it. Line by line:
+ * the three formats differ, but a key always starts a line (after a scope such as
+ * "//host/:") and is followed by '=' or ':'. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "places/container/keyless.h"
+#include "src/base/buf.h"
+#include "src/base/util.h"
+
+const char *const cp_keyless_names[] = {".npmrc", ".yarnrc.yml", "pip.conf", NULL};
+
+static const char *const secret_keys[] = {
+    "_authToken", "_auth", "_password", "npmAuthToken", "npmAuthIdent", NULL,
+};
+
+static bool key_boundary_before(const char *line, const char *at)
+{
+    if (at == line)
+        return true;
+    return strchr(" \t\"':/", at[-1]) != NULL;
+}
+
+/* After the key: an optional closing quote, blanks, then '=' or ':'. */
+static bool key_boundary_after(const char *p)
+{
+    if (*p == '"' || *p == '\'')
+        p++;
+    p += strspn(p, " \t");
+    return *p == '=' || *p == ':';
+}
+
+static bool credential_line(const char *line)
+{
+    for (size_t i = 0; secret_keys[i] != NULL; i++) {
+        size_t n = strlen(secret_keys[i]);
+        for (const char *p = line; (p = strcasestr(p, secret_keys[i])) != NULL; p++)
+            if (key_boundary_before(line, p) && key_boundary_after(p + n))
+                return true;
+    }
+    return false;
+}
+
+/* scheme://userinfo@host: the userinfo goes, the address stays. */
+static void drop_userinfo(char *line)
+{
+    for (char *p = strstr(line, "://"); p != NULL; p = strstr(p, "://")) {
+        char *auth = p + 3;
+        size_t alen = strcspn(auth, "/?# \t\"'\r\n");
+        char *at = NULL;
+        for (size_t i = 0; i < alen; i++)
+            if (auth[i] == '@')
+                at = auth + i;
+        if (at != NULL)
+            memmove(auth, at + 1, strlen(at + 1) + 1);
+        p = auth;
+    }
+}
+
+static size_t indent_of(const char *line)
+{
+    return strspn(line, " \t");
+}
+
+char *cp_keyless_text(const char *text, size_t len)
+{
+    struct cp_buf out;
+    cp_buf_init(&out, len + 1);
+    bool dropping = false;
+    size_t dropped_indent = 0;
+    for (size_t start = 0; start < len;) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - text) + 1 : len;
+        cleanup_free char *line = strndup(text + start, end - start);
+        start = end;
+        bool blank = line[strspn(line, " \t\r\n")] == '\0';
+        /* A value may go on over more-indented lines (YAML's blocks, pip's lists). */
+        if (dropping && (blank || indent_of(line) > dropped_indent))
+            continue;
+        /* Judged before and after the userinfo goes, which can bring a key next to '/'. */
+        dropping = credential_line(line);
+        drop_userinfo(line);
+        dropping = dropping || credential_line(line);
+        if (dropping) {
+            dropped_indent = indent_of(line);
+            continue;
+        }
+        (void)cp_buf_append(&out, line, strlen(line));
+    }
+    (void)cp_buf_append(&out, "", 1);
+    return cp_buf_steal(&out);
+}

@@ -1,0 +1,24 @@
+/* The protected places (DESIGN.md, "Protected places"): one list, used by the box's covers and
+ * by the mirror's rules alike, each pattern matched at any depth of the work folder. */
+#ifndef CONCH_PROTECTED_H
+#define CONCH_PROTECTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* NULL patterns mean this list; NULL-terminated. A pattern is one or more '/'-joined components,
+ * each a glob ("*.pem", "id_rsa*") or a name; a trailing '/' marks a folder (".ssh/"), which is
+ * protected with everything under it. */
+extern const char *const cp_protected_default[];
+
+/* Whether rel (a relative path, components joined by '/') is itself a protected place: its
+ * last components match all of one pattern's components, whatever lies before them. Case is
+ * ignored, so a case-insensitive file system cannot spell a key past the list. */
+bool cp_protected_is(const char *const *patterns, const char *rel);
+/* The same for rel's first len bytes (a folder on a longer path's way). */
+bool cp_protected_is_n(const char *const *patterns, const char *rel, size_t len);
+
+/* Whether rel is a protected place or lies under one. */
+bool cp_protected_within(const char *const *patterns, const char *rel);
+
+#endif
