@@ -3,11 +3,13 @@ libconch_la_SOURCES += \
 	places/egress/addr.c places/egress/addr.h \
 	places/egress/auth.c places/egress/auth.h \
 	places/egress/elog.c places/egress/elog.h \
+	places/egress/hello.c places/egress/hello.h \
 	places/egress/listen.c \
 	places/egress/policy.c places/egress/policy.h \
 	places/egress/proxy.c places/egress/proxy.h \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
+	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h
 
 # The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
