@@ -32,8 +32,9 @@
 #define SWEEP_MS        100
 #define EMFILE_PAUSE_MS 100
 #define RESPONSE_MAX    4096
-#define BUSY_EXTRA      64           /* past the limit: answered 503 rather than dropped */
-#define PIPE_SIZE       (256 * 1024) /* the shared pipe; measured with bench/egress-proxy */
+#define BUSY_EXTRA      64            /* past the limit: answered 503 rather than dropped */
+#define PIPE_SIZE       (1024 * 1024) /* the shared pipe; measured with bench/egress-proxy */
+#define RELAY_ROUNDS    4
 #define TLS_ALERT_LEN   7
 
 enum state {
@@ -468,37 +469,43 @@ static void relay_copy(struct proxy *p, struct conn *c, struct side *from, struc
 static void relay(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
                   struct side *to)
 {
-    if (flow_pending(f) || f->eof)
-        return;
-    if (!shared_pipe(p)) {
-        relay_copy(p, c, from, f, to);
-        return;
-    }
-    ssize_t n =
-        splice(from->fd, NULL, p->pipe[1], NULL, PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (n < 0) {
-        if (errno != EAGAIN && errno != EINTR)
+    /* A few rounds a wake-up while the source keeps the pipe full: fewer epoll_wait calls. */
+    for (int round = 0; round < RELAY_ROUNDS; round++) {
+        if (flow_pending(f) || f->eof)
+            return;
+        if (!shared_pipe(p)) {
+            relay_copy(p, c, from, f, to);
+            return;
+        }
+        ssize_t n =
+            splice(from->fd, NULL, p->pipe[1], NULL, PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR)
+                conn_kill(p, c);
+            return;
+        }
+        c->deadline = p->now + p->cfg->idle_timeout_ms;
+        if (n == 0) {
+            f->eof = true;
+            shutdown(to->fd, SHUT_WR); /* half-close passes on; the other way keeps flowing */
+            return;
+        }
+        ssize_t w =
+            splice(p->pipe[0], NULL, to->fd, NULL, (size_t)n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            close_pipe(p->pipe); /* it holds bytes nobody will read */
             conn_kill(p, c);
-        return;
-    }
-    c->deadline = p->now + p->cfg->idle_timeout_ms;
-    if (n == 0) {
-        f->eof = true;
-        shutdown(to->fd, SHUT_WR); /* half-close passes on; the other way keeps flowing */
-        return;
-    }
-    ssize_t w =
-        splice(p->pipe[0], NULL, to->fd, NULL, (size_t)n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (w < 0 && errno != EAGAIN && errno != EINTR) {
-        close_pipe(p->pipe); /* it holds bytes nobody will read */
-        conn_kill(p, c);
-        return;
-    }
-    size_t sent = w > 0 ? (size_t)w : 0;
-    if (sent < (size_t)n) {
-        memcpy(f->pipe, p->pipe, sizeof(f->pipe));
-        f->piped = (size_t)n - sent;
-        p->pipe[0] = p->pipe[1] = -1;
+            return;
+        }
+        size_t sent = w > 0 ? (size_t)w : 0;
+        if (sent < (size_t)n) {
+            memcpy(f->pipe, p->pipe, sizeof(f->pipe));
+            f->piped = (size_t)n - sent;
+            p->pipe[0] = p->pipe[1] = -1;
+            return;
+        }
+        if (n < PIPE_SIZE)
+            return; /* the source is drained for now */
     }
 }
 
