@@ -18,7 +18,7 @@ EXTRA_DIST += tests/egress/proxy.test
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -28,14 +28,24 @@ tests_unit_test_egress_addr_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_auth_log_SOURCES = tests/unit/test_egress_auth_log.c
 tests_unit_test_egress_auth_log_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_auth_log_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_hello_SOURCES = tests/unit/test_egress_hello.c
+tests_unit_test_egress_hello_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_hello_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_upstream_SOURCES = tests/unit/test_egress_upstream.c
+tests_unit_test_egress_upstream_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_upstream_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
 endif
 
-# Fuzz targets for what the proxy reads from a box: its request head, and the addresses a
-# resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always replayed.
+# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, and the
+# addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
+# replayed.
 if ENABLE_FUZZERS
-noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr
+noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello
+tests_fuzz_fuzz_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c
+tests_fuzz_fuzz_proxy_hello_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c
 tests_fuzz_fuzz_proxy_request_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_request_LDADD = libconch.la $(LIB_LIBS)
@@ -44,7 +54,12 @@ tests_fuzz_fuzz_proxy_addr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
-check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
+check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
+	tests/fuzz/replay_proxy_hello
+tests_fuzz_replay_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_hello_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_hello\"
+tests_fuzz_replay_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_request_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_request\"
@@ -53,5 +68,5 @@ tests_fuzz_replay_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c tests/fuzz/r
 tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
-TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
+TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello
 EXTRA_DIST += bench/egress-proxy
