@@ -177,6 +177,12 @@ static void test_egress_hello__ambiguous_names__not_tls(void **state)
     put_sni(&exts, "evil.example", 12);
     hello(&o, &exts);
     assert_int_equal(judge(&o, sni, sizeof(sni)), CP_EGRESS_NOT_TLS);
+    /* And the other way round, where a last-one-wins reader would allow it. */
+    struct bytes rev = {0}, erev = {0};
+    put_sni(&erev, "evil.example", 12);
+    put_sni(&erev, HOST, strlen(HOST));
+    hello(&rev, &erev);
+    assert_int_equal(judge(&rev, sni, sizeof(sni)), CP_EGRESS_NOT_TLS);
     /* Two names in one list. */
     struct bytes two = {0}, e2 = {0}, list = {0};
     put16(&list, 2 * 3 + strlen(HOST) + 12);
