@@ -15,6 +15,9 @@ libconch_la_SOURCES += \
 # The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
 TESTS += tests/egress/proxy.test
 EXTRA_DIST += tests/egress/proxy.test
+# The upstream proxy's credential in the sidecar's environment and nowhere in the box (engines).
+TESTS += tests/egress/sidecar-upstream.test
+EXTRA_DIST += tests/egress/sidecar-upstream.test
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
