@@ -36,6 +36,7 @@
 #define PIPE_SIZE       (1024 * 1024) /* the shared pipe; measured with bench/egress-proxy */
 #define RELAY_ROUNDS    4
 #define TLS_ALERT_LEN   7
+#define HELLO_FIRST     2048 /* most hellos fit; the buffer doubles up to CP_TLS_HELLO_MAX */
 
 enum state {
     ST_HEAD,
@@ -82,7 +83,7 @@ struct conn {
     bool via;           /* through the upstream proxy */
     unsigned dial_port; /* 443, or the upstream proxy's */
     uint8_t *hello;     /* HELLO stage only: the ClientHello's bytes so far */
-    size_t hello_len;
+    size_t hello_len, hello_cap;
     struct cp_ip addrs[CP_EGRESS_ADDRS_MAX];
     size_t naddrs, next_addr;
     struct flow up, down; /* client to upstream; upstream to client (and our answers) */
@@ -392,9 +393,13 @@ static void flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct s
 
 static void read_hello(struct proxy *p, struct conn *c)
 {
-    if (c->hello == NULL)
-        c->hello = xmalloc(CP_TLS_HELLO_MAX);
-    ssize_t n = recv(c->client.fd, c->hello + c->hello_len, CP_TLS_HELLO_MAX - c->hello_len, 0);
+    if (c->hello_len == c->hello_cap) {
+        /* Never full at the bound: the check decides at CP_TLS_HELLO_MAX bytes. */
+        size_t cap = c->hello_cap ? 2 * c->hello_cap : HELLO_FIRST;
+        c->hello_cap = cap < CP_TLS_HELLO_MAX ? cap : CP_TLS_HELLO_MAX;
+        c->hello = xrealloc(c->hello, c->hello_cap);
+    }
+    ssize_t n = recv(c->client.fd, c->hello + c->hello_len, c->hello_cap - c->hello_len, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
