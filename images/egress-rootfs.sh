@@ -1,6 +1,6 @@
 #!/bin/sh
 # The egress sidecar's image: the conch-place binary that asked for it, the libraries ldd lists
-# for it and the dynamic loader, and the few files getaddrinfo reads. No shell, no package
+# for it and the dynamic loader, and the few files c-ares reads. No shell, no package
 # manager: the sidecar runs `conch-place egress-proxy` and nothing else. Made in a second.
 # Usage: egress-rootfs.sh ROOTFS   (the binary comes from $CONCH_EGRESS_BINARY)
 set -eu
@@ -18,7 +18,7 @@ ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
         mkdir -p "$root$(dirname "$lib")"
         cp -L "$lib" "$root$lib"
     done
-# getaddrinfo: files first (the engine writes /etc/hosts), then DNS (built into glibc 2.34+).
+# c-ares (and getaddrinfo) read this order: files first (the engine writes /etc/hosts), then DNS.
 echo 'hosts: files dns' >"$root/etc/nsswitch.conf"
 echo 'nobody:x:65534:65534:nobody:/nonexistent:/conch-place' >"$root/etc/passwd"
 echo 'nogroup:x:65534:' >"$root/etc/group"

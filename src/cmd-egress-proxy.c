@@ -1,6 +1,8 @@
 /* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
  * from the options, takes the per-box secret from the environment (argv is readable by every
- * process on the machine; see places/egress/auth.h for the credential), and runs the loop. */
+ * process on the machine; see places/egress/auth.h for the credential) and the upstream proxy
+ * from HTTPS_PROXY and NO_PROXY (for the same reason: it may hold a password), and runs the
+ * loop. */
 #include "config.h"
 
 #include <errno.h>
@@ -33,6 +35,7 @@ static const struct cp_option options[] = {
     {"allow-cidr", 0, "CIDR", "let listed names reach these non-public addresses (repeatable)"},
     {"log", 0, "FILE", "append one JSON line per decision (default: standard error)"},
     {"resolve", 0, "HOST=ADDR", "answer HOST with ADDR, no lookup; still checked (repeatable)"},
+    {"dns-server", 0, "ADDR[:PORT],...", "ask these DNS servers, not /etc/resolv.conf's"},
     {"max-connections", 0, "N", "client connections at once (default 2048)"},
     {"head-timeout", 0, "SECONDS", "time for a whole request head (default 10)"},
     {"idle-timeout", 0, "SECONDS", "close a tunnel silent this long (default 600)"},
@@ -166,9 +169,16 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     cleanup_egress_policy struct cp_egress_policy policy = {0};
     __attribute__((cleanup(cp_cleanup_freep))) char *secret = NULL;
     __attribute__((cleanup(close_log))) FILE *log = NULL;
-    if (build_policy(args, &policy, err) < 0 || take_secret(&secret, err) < 0)
+    __attribute__((cleanup(cp_egress_upstream_dispose))) struct cp_egress_upstream upstream = {0};
+    if (build_policy(args, &policy, err) < 0 || take_secret(&secret, err) < 0 ||
+        cp_egress_upstream_from_env(&upstream, err) < 0)
         return cp_error_code(err);
-    struct cp_egress_proxy_config cfg = {.policy = &policy, .stop = &stop_requested};
+    struct cp_egress_proxy_config cfg = {
+        .policy = &policy,
+        .stop = &stop_requested,
+        .upstream = upstream.host[0] ? &upstream : NULL,
+        .dns_servers = cp_arg(args, &cp_cmd_egress_proxy, "dns-server"),
+    };
     if (configure(args, &cfg, err) < 0)
         return cp_error_code(err);
     const char *listen_at = cp_arg(args, &cp_cmd_egress_proxy, "listen");
@@ -179,8 +189,9 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     cfg.secret = secret;
     cfg.log = log;
     install_stop_handlers();
-    cp_debug("egress proxy on %s, %zu hosts allowed", listen_at ? listen_at : "0.0.0.0:3128",
-             policy.npatterns);
+    cp_debug("egress proxy on %s, %zu hosts allowed%s%s", listen_at ? listen_at : "0.0.0.0:3128",
+             policy.npatterns, upstream.host[0] ? ", through the upstream proxy " : "",
+             upstream.host);
     if (cp_egress_proxy_run(lfd, &cfg, err) < 0)
         return cp_error_code(err);
     return 0;

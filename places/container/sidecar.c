@@ -78,18 +78,43 @@ static char **proxy_args(const struct cp_allowlist *list)
     return v;
 }
 
+/* The upstream proxy from conch-place's own environment, for the sidecar's environment only
+ * (it may hold a password: never argv, never the box). See places/egress/upstream.h. */
+static char **upstream_env(void)
+{
+    static const char *const pairs[][2] = {{"https_proxy", "HTTPS_PROXY"},
+                                           {"no_proxy", "NO_PROXY"}};
+    char **v = xcalloc(ARRAY_SIZE(pairs) + 1, sizeof(char *));
+    size_t n = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+        const char *val = getenv(pairs[i][0]);
+        if (val == NULL || val[0] == '\0')
+            val = getenv(pairs[i][1]);
+        if (val != NULL && val[0] != '\0')
+            v[n++] = xasprintf("%s=%s", pairs[i][1], val);
+    }
+    return v;
+}
+
 static char *sidecar_name(const struct cp_allowlist *list, const char *image, char **args)
 {
     struct cp_buf b;
+    cleanup_strv char **up = upstream_env(); /* a changed upstream makes another sidecar */
     cp_buf_init(&b, 1 << 20);
     (void)cp_buf_append(&b, image, strlen(image));
     for (size_t i = 0; args[i] != NULL; i++) {
         (void)cp_buf_append(&b, "\n", 1);
         (void)cp_buf_append(&b, args[i], strlen(args[i]));
     }
+    for (size_t i = 0; up[i] != NULL; i++) {
+        (void)cp_buf_append(&b, "\n", 1);
+        (void)cp_buf_append(&b, up[i], strlen(up[i]));
+        explicit_bzero(up[i], strlen(up[i]));
+    }
     (void)cp_buf_append(&b, "", 1);
     char hash[65];
     cp_allowlist_hash(list, b.data, hash);
+    explicit_bzero(b.data, b.len);
     cp_buf_dispose(&b);
     return xasprintf("conch-egress-%.16s", hash);
 }
@@ -236,8 +261,12 @@ static json_object *sidecar_body(const struct cp_engine *e, const char *image, c
     json_object_object_add(c, "Image", json_object_new_string(image));
     json_object_object_add(c, "Cmd", strv_json(args));
     cleanup_free char *env = xasprintf("%s=%s", CP_EGRESS_SECRET_ENV, secret);
-    json_object_object_add(c, "Env", strv_json((char *[]){env, NULL}));
+    cleanup_strv char **up = upstream_env();
+    char *all[4] = {env, up[0], up[0] ? up[1] : NULL, NULL};
+    json_object_object_add(c, "Env", strv_json(all));
     explicit_bzero(env, strlen(env));
+    for (size_t i = 0; up[i] != NULL; i++)
+        explicit_bzero(up[i], strlen(up[i]));
     json_object_object_add(c, "User", json_object_new_string("65534:65534"));
     json_object *labels = json_object_new_object();
     json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));

@@ -58,20 +58,66 @@ static enum cp_addr_kind worst(enum cp_addr_kind a, enum cp_addr_kind b)
     return a != CP_ADDR_PUBLIC ? a : b;
 }
 
+/* RFC 6052 2.2: a NAT64 prefix of length L carries the IPv4 address in the 32 bits after it,
+ * skipping bits 64..71. */
+static uint32_t nat64_v4(const uint8_t *b, unsigned prefix)
+{
+    uint8_t v[4];
+    for (unsigned i = prefix / 8, k = 0; k < 4; i++)
+        if (i != 8)
+            v[k++] = b[i];
+    return v4_at(v);
+}
+
+/* The worst IPv4 an address may carry under each layout, most common layout first so the kind
+ * named is the likeliest one. */
+static enum cp_addr_kind nat64_worst(const uint8_t *b, const unsigned *layouts, size_t n)
+{
+    enum cp_addr_kind k = CP_ADDR_PUBLIC;
+    for (size_t i = 0; i < n; i++)
+        k = worst(k, classify4(nat64_v4(b, layouts[i])));
+    return k;
+}
+
+/* NAT64 (RFC 6052, RFC 8215). Which layout a gateway uses is its operator's choice, not ours
+ * to know, so an address is as bad as the worst IPv4 it carries in any layout its prefix can
+ * hold:
+ *   64:ff9b::/96 (well-known): the /96 layout only, as RFC 6052 fixes it;
+ *   64:ff9b:1::/48 (local use): a gateway may take a /48, /56, /64 or /96 from it;
+ *   the rest of 64:ff9b::/32 is assigned to nobody: reserved, or worse if a /32 to /96
+ *   layout puts a special IPv4 in it.
+ * The price: a gateway on exactly 64:ff9b:1::/96 carries 0.0.0.0 in the /48 layout, so its
+ * addresses need --allow-cidr. Returns false outside 64:ff9b::/32. */
+static bool nat64(const uint8_t *b, enum cp_addr_kind *out)
+{
+    static const uint8_t wkp[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+    static const unsigned local_layouts[] = {96, 64, 56, 48};
+    static const unsigned all_layouts[] = {96, 64, 56, 48, 40, 32};
+    if (!prefix6(b, wkp, 32))
+        return false;
+    if (memcmp(b, wkp, 12) == 0)
+        *out = classify4(v4_at(b + 12));
+    else if (prefix6(b, local, 48))
+        *out = nat64_worst(b, local_layouts, ARRAY_SIZE(local_layouts));
+    else
+        *out = worst(nat64_worst(b, all_layouts, ARRAY_SIZE(all_layouts)), CP_ADDR_RESERVED);
+    return true;
+}
+
 /* IPv4 carried in IPv6; returns false when the address carries none. */
 static bool embedded4(const uint8_t *b, enum cp_addr_kind *out)
 {
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     static const uint8_t zero[12] = {0};
-    static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
-    static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1}; /* RFC 8215 */
     static const uint8_t six_to_four[2] = {0x20, 0x02};
     static const uint8_t teredo[4] = {0x20, 0x01, 0, 0};
-    if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0 || memcmp(b, nat64, 12) == 0 ||
-        prefix6(b, nat64_local, 48)) {
+    if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0) {
         *out = classify4(v4_at(b + 12));
         return true;
     }
+    if (nat64(b, out))
+        return true;
     if (prefix6(b, six_to_four, 16)) {
         *out = classify4(v4_at(b + 2));
         return true;

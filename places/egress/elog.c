@@ -24,6 +24,7 @@ const char *cp_egress_verdict_name(enum cp_egress_reason reason)
     case CP_EGRESS_DNS:
     case CP_EGRESS_UNREACHABLE:
     case CP_EGRESS_DIAL_TIMEOUT:
+    case CP_EGRESS_UPSTREAM:
         return "failed";
     default:
         return "refused";
@@ -48,6 +49,10 @@ static json_object *decision_json(const struct cp_egress_decision *d)
                            json_object_new_int(cp_egress_reason_info(d->reason)->status));
     if (d->addr != NULL)
         json_object_object_add(o, "addr", json_object_new_string(d->addr));
+    if (d->sni != NULL)
+        json_object_object_add(o, "sni", json_object_new_string(d->sni));
+    if (d->via != NULL)
+        json_object_object_add(o, "via", json_object_new_string(d->via));
     return o;
 }
 
@@ -78,6 +83,9 @@ static const char *refused_host(json_object *o, const char *box)
         return NULL;
     if (strcmp(b, box) != 0 || strcmp(verdict, "refused") != 0)
         return NULL;
+    const char *reason = cp_json_str(o, "reason"), *sni = cp_json_str(o, "sni");
+    if (reason != NULL && strcmp(reason, "sni-mismatch") == 0 && sni != NULL && sni[0] != '\0')
+        return sni; /* CONNECT a listed host, then a hello for this one: this one is wanted */
     return host;
 }
 

@@ -8,7 +8,10 @@
  * port, the method, the address, the credential or the request's form) or "failed" (the
  * host was allowed but did not resolve or answer). host is the normalised name, or the
  * request-target as sent (non-printable bytes as '?') when it held no name; box is "" when the
- * request named none; addr is present only when one was chosen. */
+ * request named none; addr is present only when one was chosen. sni is the server name a
+ * refused ClientHello gave (printable), via the upstream proxy (host:port, no credential) a
+ * tunnel went through; each present only when there is one. For an sni-mismatch the refusal
+ * hint names the sni: that is the host the box was after. */
 #ifndef CONCH_EGRESS_ELOG_H
 #define CONCH_EGRESS_ELOG_H
 
@@ -25,6 +28,8 @@ struct cp_egress_decision {
     unsigned port;
     enum cp_egress_reason reason;
     const char *addr; /* NULL when none */
+    const char *sni;  /* NULL when none */
+    const char *via;  /* NULL when none */
 };
 
 const char *cp_egress_verdict_name(enum cp_egress_reason reason);

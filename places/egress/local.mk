@@ -3,20 +3,25 @@ libconch_la_SOURCES += \
 	places/egress/addr.c places/egress/addr.h \
 	places/egress/auth.c places/egress/auth.h \
 	places/egress/elog.c places/egress/elog.h \
+	places/egress/hello.c places/egress/hello.h \
 	places/egress/listen.c \
 	places/egress/policy.c places/egress/policy.h \
 	places/egress/proxy.c places/egress/proxy.h \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
+	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h
 
 # The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
 TESTS += tests/egress/proxy.test
 EXTRA_DIST += tests/egress/proxy.test
+# The upstream proxy's credential in the sidecar's environment and nowhere in the box (engines).
+TESTS += tests/egress/sidecar-upstream.test
+EXTRA_DIST += tests/egress/sidecar-upstream.test
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -26,14 +31,24 @@ tests_unit_test_egress_addr_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_auth_log_SOURCES = tests/unit/test_egress_auth_log.c
 tests_unit_test_egress_auth_log_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_auth_log_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_hello_SOURCES = tests/unit/test_egress_hello.c
+tests_unit_test_egress_hello_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_hello_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_upstream_SOURCES = tests/unit/test_egress_upstream.c
+tests_unit_test_egress_upstream_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_upstream_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
 endif
 
-# Fuzz targets for what the proxy reads from a box: its request head, and the addresses a
-# resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always replayed.
+# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, and the
+# addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
+# replayed.
 if ENABLE_FUZZERS
-noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr
+noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello
+tests_fuzz_fuzz_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c
+tests_fuzz_fuzz_proxy_hello_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c
 tests_fuzz_fuzz_proxy_request_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_request_LDADD = libconch.la $(LIB_LIBS)
@@ -42,7 +57,12 @@ tests_fuzz_fuzz_proxy_addr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
-check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
+check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
+	tests/fuzz/replay_proxy_hello
+tests_fuzz_replay_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_hello_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_hello\"
+tests_fuzz_replay_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_request_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_request\"
@@ -51,5 +71,5 @@ tests_fuzz_replay_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c tests/fuzz/r
 tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
-TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr
+TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello
 EXTRA_DIST += bench/egress-proxy

@@ -1,10 +1,12 @@
-/* The event loop. A connection walks HEAD -> RESOLVING -> DIALING -> TUNNEL, or leaves for
- * REFUSING -> LINGER with an answer that says why. Every stage has a deadline, every buffer a
- * bound; an idle tunnel holds no buffer at all (bytes pass through one shared scratch buffer
- * and only what a slow reader leaves behind is kept). */
+/* The event loop. A connection walks HEAD -> RESOLVING -> DIALING [-> ASKING, through an
+ * upstream proxy] -> HELLO -> TUNNEL, or leaves for REFUSING -> LINGER with an answer that
+ * says why. Every stage has a deadline, every buffer a bound; an idle tunnel holds no buffer
+ * and no pipe: bytes are spliced through one shared pipe (no copy through user space), and
+ * only what a slow reader leaves behind is kept, in that pipe, which the tunnel then owns. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
@@ -17,8 +19,10 @@
 
 #include "places/egress/auth.h"
 #include "places/egress/elog.h"
+#include "places/egress/hello.h"
 #include "places/egress/proxy.h"
 #include "places/egress/request.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 #define SCRATCH_SIZE    (64 * 1024)
@@ -28,9 +32,23 @@
 #define SWEEP_MS        100
 #define EMFILE_PAUSE_MS 100
 #define RESPONSE_MAX    4096
-#define BUSY_EXTRA      64 /* past the limit: answered 503 rather than dropped */
+#define BUSY_EXTRA      64            /* past the limit: answered 503 rather than dropped */
+#define PIPE_SIZE       (1024 * 1024) /* the shared pipe; measured with bench/egress-proxy */
+#define RELAY_ROUNDS    4
+#define TLS_ALERT_LEN   7
+#define HELLO_FIRST     2048 /* most hellos fit; the buffer doubles up to CP_TLS_HELLO_MAX */
 
-enum state { ST_HEAD, ST_RESOLVING, ST_DIALING, ST_TUNNEL, ST_REFUSING, ST_LINGER, ST_DEAD };
+enum state {
+    ST_HEAD,
+    ST_RESOLVING,
+    ST_DIALING,
+    ST_ASKING, /* waiting for the upstream proxy's answer */
+    ST_HELLO,  /* the 200 is sent; waiting for the ClientHello */
+    ST_TUNNEL,
+    ST_REFUSING,
+    ST_LINGER,
+    ST_DEAD
+};
 
 struct conn;
 
@@ -40,11 +58,14 @@ struct side {
     uint32_t events; /* what epoll watches now */
 };
 
-/* Bytes from one side on their way to the other, kept only when the reader is slow. */
+/* Bytes from one side on their way to the other, kept only when the reader is slow: in buf
+ * (our answers, the ClientHello, copies) or in a pipe the flow took over. */
 struct flow {
     char *buf;
     size_t off, len;
-    bool eof; /* the source sent FIN; passed on once buf is empty */
+    int pipe[2];  /* -1 unless bytes wait in it */
+    size_t piped; /* bytes waiting in pipe */
+    bool eof;     /* the source sent FIN; passed on once nothing waits */
 };
 
 struct conn {
@@ -59,6 +80,10 @@ struct conn {
     unsigned port;
     char box[CP_EGRESS_BOX_MAX + 1];
     struct cp_egress_job *job;
+    bool via;           /* through the upstream proxy */
+    unsigned dial_port; /* 443, or the upstream proxy's */
+    uint8_t *hello;     /* HELLO stage only: the ClientHello's bytes so far */
+    size_t hello_len, hello_cap;
     struct cp_ip addrs[CP_EGRESS_ADDRS_MAX];
     size_t naddrs, next_addr;
     struct flow up, down; /* client to upstream; upstream to client (and our answers) */
@@ -76,6 +101,7 @@ struct proxy {
     unsigned nconns;
     uint64_t now, next_sweep, idle_since;
     char *scratch;
+    int pipe[2]; /* the shared pipe, empty between uses; -1 until first needed */
 };
 
 static uint64_t now_ms(void)
@@ -95,12 +121,6 @@ void cp_egress_proxy_defaults(struct cp_egress_proxy_config *cfg)
         cfg->dial_timeout_ms = 30 * 1000;
     if (cfg->idle_timeout_ms == 0)
         cfg->idle_timeout_ms = 10 * 60 * 1000;
-    if (cfg->resolver_threads == 0)
-        cfg->resolver_threads = 4;
-    if (cfg->resolve == NULL) {
-        cfg->resolve = cp_egress_resolve_default;
-        cfg->resolve_ctx = (void *)cfg->policy;
-    }
 }
 
 /* ---- epoll bookkeeping ---- */
@@ -134,11 +154,27 @@ static void side_close(struct proxy *p, struct side *s)
     s->events = 0;
 }
 
+static void close_pipe(int pipe_fds[2])
+{
+    for (int i = 0; i < 2; i++) {
+        if (pipe_fds[i] >= 0)
+            close(pipe_fds[i]);
+        pipe_fds[i] = -1;
+    }
+}
+
 static void flow_dispose(struct flow *f)
 {
     free(f->buf);
     f->buf = NULL;
     f->off = f->len = 0;
+    close_pipe(f->pipe);
+    f->piped = 0;
+}
+
+static bool flow_pending(const struct flow *f)
+{
+    return f->len > 0 || f->piped > 0;
 }
 
 /* Closes everything now; the memory goes after the current batch of events, which may still
@@ -154,6 +190,8 @@ static void conn_kill(struct proxy *p, struct conn *c)
     c->job = NULL;
     free(c->head);
     c->head = NULL;
+    free(c->hello);
+    c->hello = NULL;
     flow_dispose(&c->up);
     flow_dispose(&c->down);
     c->state = ST_DEAD;
@@ -180,11 +218,13 @@ static void bury_dead(struct proxy *p)
 /* ---- decisions and answers ---- */
 
 static void log_decision(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
-                         const struct cp_ip *addr)
+                         const struct cp_ip *addr, const char *sni)
 {
-    char text[64];
+    char text[64], via[sizeof(p->cfg->upstream->host) + 16];
     if (addr != NULL)
         cp_ip_format(addr, text, sizeof(text));
+    if (c->via)
+        snprintf(via, sizeof(via), "%s:%u", p->cfg->upstream->host, p->cfg->upstream->port);
     struct cp_egress_decision d = {
         .time = time(NULL),
         .box = c->box,
@@ -192,6 +232,8 @@ static void log_decision(struct proxy *p, struct conn *c, enum cp_egress_reason 
         .port = c->port,
         .reason = reason,
         .addr = addr ? text : NULL,
+        .sni = sni,
+        .via = c->via ? via : NULL,
     };
     cleanup_error cp_error_t err = NULL;
     if (cp_egress_log_write(p->cfg->log, &d, &err) < 0)
@@ -209,30 +251,48 @@ static void set_flow_text(struct flow *f, const char *text, size_t len)
 static void flush_refusal(struct proxy *p, struct conn *c);
 static void after_event(struct proxy *p, struct conn *c);
 
-/* Answers, logs, and from now on reads nothing that could be taken for a request. */
-static void refuse(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
-                   const struct cp_ip *addr)
+static size_t http_answer(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                          char *answer, size_t size)
 {
-    char host_port[CP_EGRESS_TARGET_MAX + 16], answer[RESPONSE_MAX];
-    log_decision(p, c, reason, addr);
+    char host_port[CP_EGRESS_TARGET_MAX + 16];
     if (c->is_host)
         snprintf(host_port, sizeof(host_port), "%s:%u", c->name, c->port);
     else
         snprintf(host_port, sizeof(host_port), "%s", c->name[0] ? c->name : "the request");
-    size_t len =
-        cp_egress_response(reason, host_port, (const char *const *)p->cfg->policy->patterns,
-                           p->cfg->policy->npatterns, answer, sizeof(answer));
+    return cp_egress_response(reason, host_port, (const char *const *)p->cfg->policy->patterns,
+                              p->cfg->policy->npatterns, answer, size);
+}
+
+/* Logs, sends answer[0..len) (nothing when len is 0), closes the upstream, and from now on
+ * reads nothing that could be taken for a request. */
+static void refuse_with(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                        const struct cp_ip *addr, const char *sni, const char *answer, size_t len)
+{
+    log_decision(p, c, reason, addr, sni);
     side_close(p, &c->upstream);
     if (c->job != NULL)
         cp_egress_resolver_cancel(c->job);
     c->job = NULL;
     free(c->head);
     c->head = NULL;
+    free(c->hello);
+    c->hello = NULL;
     flow_dispose(&c->up);
-    set_flow_text(&c->down, answer, len);
+    flow_dispose(&c->down);
+    if (len > 0)
+        set_flow_text(&c->down, answer, len);
     c->state = ST_REFUSING;
     c->deadline = p->now + LINGER_MS;
     flush_refusal(p, c);
+}
+
+/* Before the 200: an HTTP answer that says why. */
+static void refuse(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                   const struct cp_ip *addr)
+{
+    char answer[RESPONSE_MAX];
+    size_t len = http_answer(p, c, reason, answer, sizeof(answer));
+    refuse_with(p, c, reason, addr, NULL, answer, len);
 }
 
 /* Writes what a flow holds to fd; -1 when the peer is gone. */
@@ -275,27 +335,114 @@ static void linger_drain(struct proxy *p, struct conn *c)
 
 /* ---- the tunnel ---- */
 
+/* A byte before the 200, in any packet, is refused: nothing may ride ahead of the tunnel.
+ * Returns true when it refused. */
+static bool early_bytes(struct proxy *p, struct conn *c)
+{
+    char byte;
+    ssize_t n = recv(c->client.fd, &byte, 1, MSG_PEEK);
+    if (n > 0) {
+        refuse(p, c, CP_EGRESS_EARLY_DATA, NULL);
+        return true;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        conn_kill(p, c); /* gone before the answer: nothing was decided */
+        return true;
+    }
+    return false;
+}
+
 static void tunnel_open(struct proxy *p, struct conn *c)
 {
     static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
     int one = 1;
-    log_decision(p, c, CP_EGRESS_ALLOWED, &c->addrs[c->next_addr]);
+    if (early_bytes(p, c))
+        return;
     setsockopt(c->client.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     setsockopt(c->upstream.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    free(c->head);
+    c->head = NULL;
     set_flow_text(&c->down, ok, sizeof(ok) - 1);
-    c->state = ST_TUNNEL;
-    c->deadline = p->now + p->cfg->idle_timeout_ms;
+    c->state = ST_HELLO;
+    c->deadline = p->now + p->cfg->head_timeout_ms;
     if (flow_write(&c->down, c->client.fd) < 0)
         conn_kill(p, c);
 }
 
-/* Moves bytes from one side to the other through the scratch buffer; keeps the rest when
- * the reader is slow, and then reads no more from this source until it is written. */
-static void relay(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
-                  struct side *to)
+/* After the 200 the client expects TLS: a fatal alert is what its library can report. Plain
+ * text gets the HTTP answer, which an HTTP client can show. */
+static void refuse_hello(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                         const char *sni)
 {
-    if (f->len > 0 || f->eof)
+    char answer[RESPONSE_MAX];
+    size_t len;
+    if (c->hello_len > 0 && c->hello[0] != 0x16) {
+        len = http_answer(p, c, reason, answer, sizeof(answer));
+    } else {
+        /* unrecognized_name (112) for a name we will not serve; decode_error (50) else. */
+        bool name = reason == CP_EGRESS_SNI_MISMATCH || reason == CP_EGRESS_NO_SNI ||
+                    reason == CP_EGRESS_ECH;
+        const char alert[TLS_ALERT_LEN] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, name ? 112 : 50};
+        memcpy(answer, alert, sizeof(alert));
+        len = reason == CP_EGRESS_HELLO_TIMEOUT ? 0 : sizeof(alert);
+    }
+    refuse_with(p, c, reason, &c->addrs[c->next_addr], sni, answer, len);
+}
+
+static void flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to);
+
+static void read_hello(struct proxy *p, struct conn *c)
+{
+    if (c->hello_len == c->hello_cap) {
+        /* Never full at the bound: the check decides at CP_TLS_HELLO_MAX bytes. */
+        size_t cap = c->hello_cap ? 2 * c->hello_cap : HELLO_FIRST;
+        c->hello_cap = cap < CP_TLS_HELLO_MAX ? cap : CP_TLS_HELLO_MAX;
+        c->hello = xrealloc(c->hello, c->hello_cap);
+    }
+    ssize_t n = recv(c->client.fd, c->hello + c->hello_len, c->hello_cap - c->hello_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
+    if (n <= 0) {
+        conn_kill(p, c); /* gone without a word after the 200 */
+        return;
+    }
+    c->hello_len += (size_t)n;
+    enum cp_egress_reason reason;
+    char sni[256];
+    if (cp_tls_hello_check(c->hello, c->hello_len, c->name, &reason, sni, sizeof(sni)) == 1)
+        return;
+    if (reason != CP_EGRESS_ALLOWED) {
+        refuse_hello(p, c, reason, sni[0] ? sni : NULL);
+        return;
+    }
+    log_decision(p, c, CP_EGRESS_ALLOWED, &c->addrs[c->next_addr], NULL);
+    /* The hello, and whatever followed it, goes on as the first bytes of the tunnel. */
+    c->up.buf = (char *)c->hello;
+    c->up.off = 0;
+    c->up.len = c->hello_len;
+    c->hello = NULL;
+    c->state = ST_TUNNEL;
+    c->deadline = p->now + p->cfg->idle_timeout_ms;
+    flush_flow(p, c, &c->up, &c->upstream);
+}
+
+/* The shared pipe; false when none can be had (out of descriptors): then bytes are copied. */
+static bool shared_pipe(struct proxy *p)
+{
+    if (p->pipe[0] >= 0)
+        return true;
+    if (pipe2(p->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+        p->pipe[0] = p->pipe[1] = -1;
+        return false;
+    }
+    fcntl(p->pipe[1], F_SETPIPE_SZ, PIPE_SIZE); /* a smaller pipe only costs calls */
+    return true;
+}
+
+/* Moves bytes from one side to the other through the scratch buffer. */
+static void relay_copy(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
+                       struct side *to)
+{
     ssize_t n = recv(from->fd, p->scratch, SCRATCH_SIZE, 0);
     if (n < 0) {
         if (errno != EAGAIN && errno != EINTR)
@@ -321,22 +468,127 @@ static void relay(struct proxy *p, struct conn *c, struct side *from, struct flo
     }
 }
 
+/* Moves bytes from one side to the other through the shared pipe: splice(2) hands the pages
+ * over instead of copying them. When the reader is slow, the tunnel takes the pipe with what
+ * is left in it, and reads no more from this source until it is written. */
+static void relay(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
+                  struct side *to)
+{
+    /* A few rounds a wake-up while the source keeps the pipe full: fewer epoll_wait calls. */
+    for (int round = 0; round < RELAY_ROUNDS; round++) {
+        if (flow_pending(f) || f->eof)
+            return;
+        if (!shared_pipe(p)) {
+            relay_copy(p, c, from, f, to);
+            return;
+        }
+        ssize_t n =
+            splice(from->fd, NULL, p->pipe[1], NULL, PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR)
+                conn_kill(p, c);
+            return;
+        }
+        c->deadline = p->now + p->cfg->idle_timeout_ms;
+        if (n == 0) {
+            f->eof = true;
+            shutdown(to->fd, SHUT_WR); /* half-close passes on; the other way keeps flowing */
+            return;
+        }
+        ssize_t w =
+            splice(p->pipe[0], NULL, to->fd, NULL, (size_t)n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            close_pipe(p->pipe); /* it holds bytes nobody will read */
+            conn_kill(p, c);
+            return;
+        }
+        size_t sent = w > 0 ? (size_t)w : 0;
+        if (sent < (size_t)n) {
+            memcpy(f->pipe, p->pipe, sizeof(f->pipe));
+            f->piped = (size_t)n - sent;
+            p->pipe[0] = p->pipe[1] = -1;
+            return;
+        }
+        if (n < PIPE_SIZE)
+            return; /* the source is drained for now */
+    }
+}
+
+/* Writes what waits in the flow's pipe; -1 when the peer is gone. An emptied pipe becomes the
+ * shared one again if there is none. */
+static int pipe_write(struct proxy *p, struct flow *f, int fd)
+{
+    while (f->piped > 0) {
+        ssize_t n = splice(f->pipe[0], NULL, fd, NULL, f->piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        f->piped -= (size_t)n;
+    }
+    if (p->pipe[0] < 0) {
+        memcpy(p->pipe, f->pipe, sizeof(p->pipe));
+        f->pipe[0] = f->pipe[1] = -1;
+    }
+    close_pipe(f->pipe);
+    return 0;
+}
+
 static void flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to)
 {
-    if (f->len == 0)
+    if (!flow_pending(f))
         return;
-    if (flow_write(f, to->fd) < 0) {
+    int r = f->len > 0 ? flow_write(f, to->fd) : pipe_write(p, f, to->fd);
+    if (r < 0) {
         conn_kill(p, c);
         return;
     }
     c->deadline = p->now + p->cfg->idle_timeout_ms;
-    if (f->len == 0 && f->eof)
+    if (!flow_pending(f) && f->eof)
         shutdown(to->fd, SHUT_WR);
 }
 
 static bool tunnel_done(const struct conn *c)
 {
-    return c->up.eof && c->up.len == 0 && c->down.eof && c->down.len == 0;
+    return c->up.eof && !flow_pending(&c->up) && c->down.eof && !flow_pending(&c->down);
+}
+
+/* ---- the upstream proxy ---- */
+
+static void ask_upstream(struct proxy *p, struct conn *c)
+{
+    char request[RESPONSE_MAX];
+    size_t len = cp_egress_upstream_request(p->cfg->upstream, c->name, request, sizeof(request));
+    set_flow_text(&c->up, request, len);
+    explicit_bzero(request, sizeof(request));
+    c->state = ST_ASKING;
+    if (len == 0 || flow_write(&c->up, c->upstream.fd) < 0)
+        refuse(p, c, CP_EGRESS_UPSTREAM, &c->addrs[c->next_addr]);
+}
+
+/* The upstream's answer head, read whole before the 200; a byte past it is refused, since a
+ * TLS server says nothing before the ClientHello. */
+static void read_upstream_answer(struct proxy *p, struct conn *c)
+{
+    if (c->head == NULL) {
+        c->head = xmalloc(CP_EGRESS_UPSTREAM_ANSWER_MAX);
+        c->head_len = 0;
+    }
+    ssize_t n =
+        recv(c->upstream.fd, c->head + c->head_len, CP_EGRESS_UPSTREAM_ANSWER_MAX - c->head_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n > 0)
+        c->head_len += (size_t)n;
+    int status = 0;
+    size_t head_len = 0;
+    int r = n <= 0 ? -1 : cp_egress_upstream_answer(c->head, c->head_len, &status, &head_len);
+    if (r == 1)
+        return;
+    if (r < 0 || status / 100 != 2 || head_len != c->head_len) {
+        cp_debug("upstream proxy answered HTTP %d for %s", status, c->name);
+        refuse(p, c, CP_EGRESS_UPSTREAM, &c->addrs[c->next_addr]);
+        return;
+    }
+    tunnel_open(p, c);
 }
 
 /* ---- dialling ---- */
@@ -350,13 +602,13 @@ static void dial_next(struct proxy *p, struct conn *c)
         if (ip->family == AF_INET) {
             struct sockaddr_in *in = (struct sockaddr_in *)&ss;
             in->sin_family = AF_INET;
-            in->sin_port = htons((uint16_t)c->port);
+            in->sin_port = htons((uint16_t)c->dial_port);
             memcpy(&in->sin_addr, ip->bytes, 4);
             len = sizeof(*in);
         } else {
             struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
             in6->sin6_family = AF_INET6;
-            in6->sin6_port = htons((uint16_t)c->port);
+            in6->sin6_port = htons((uint16_t)c->dial_port);
             memcpy(&in6->sin6_addr, ip->bytes, 16);
             len = sizeof(*in6);
         }
@@ -373,7 +625,8 @@ static void dial_next(struct proxy *p, struct conn *c)
             return;
         side_close(p, &c->upstream);
     }
-    refuse(p, c, CP_EGRESS_UNREACHABLE, NULL);
+    c->next_addr = 0;
+    refuse(p, c, c->via ? CP_EGRESS_UPSTREAM : CP_EGRESS_UNREACHABLE, NULL);
 }
 
 static void dial_check(struct proxy *p, struct conn *c)
@@ -386,18 +639,23 @@ static void dial_check(struct proxy *p, struct conn *c)
         dial_next(p, c);
         return;
     }
-    tunnel_open(p, c);
+    if (c->via)
+        ask_upstream(p, c);
+    else
+        tunnel_open(p, c);
 }
 
 static void resolved(struct proxy *p, struct conn *c, const struct cp_egress_answer *a)
 {
     c->job = NULL;
     if (!a->ok) {
-        refuse(p, c, CP_EGRESS_DNS, NULL);
+        refuse(p, c, c->via ? CP_EGRESS_UPSTREAM : CP_EGRESS_DNS, NULL);
         return;
     }
     size_t bad = 0;
-    if (cp_egress_policy_check_addrs(p->cfg->policy, a->addrs, a->n, &bad) != CP_EGRESS_ALLOWED) {
+    /* The upstream proxy's own address is the operator's choice and may well be private. */
+    if (!c->via &&
+        cp_egress_policy_check_addrs(p->cfg->policy, a->addrs, a->n, &bad) != CP_EGRESS_ALLOWED) {
         refuse(p, c, CP_EGRESS_SPECIAL_ADDRESS, &a->addrs[bad]);
         return;
     }
@@ -409,6 +667,26 @@ static void resolved(struct proxy *p, struct conn *c, const struct cp_egress_ans
 }
 
 /* ---- the request head ---- */
+
+static void resolve(struct proxy *p, struct conn *c)
+{
+    const struct cp_egress_upstream *up = p->cfg->upstream;
+    struct cp_egress_answer a;
+    /* A pinned name is a route of its own; NO_PROXY names go direct too. */
+    c->via = up != NULL && cp_egress_upstream_applies(up, c->name) &&
+             cp_egress_policy_pinned(p->cfg->policy, c->name) == NULL;
+    c->dial_port = c->via ? up->port : c->port;
+    c->state = ST_RESOLVING;
+    c->deadline = p->now + p->cfg->dial_timeout_ms;
+    if (c->via && cp_ip_parse(up->host, &a.addrs[0]) == 0) {
+        a.n = 1;
+        a.ok = 1;
+        resolved(p, c, &a);
+        return;
+    }
+    if (cp_egress_resolver_submit(p->resolver, c->via ? up->host : c->name, c, &a, &c->job) == 1)
+        resolved(p, c, &a);
+}
 
 static void decide(struct proxy *p, struct conn *c, const struct cp_egress_request *req,
                    enum cp_egress_reason reason)
@@ -427,9 +705,7 @@ static void decide(struct proxy *p, struct conn *c, const struct cp_egress_reque
     }
     free(c->head);
     c->head = NULL;
-    c->state = ST_RESOLVING;
-    c->deadline = p->now + p->cfg->dial_timeout_ms;
-    c->job = cp_egress_resolver_submit(p->resolver, req->host, c);
+    resolve(p, c);
 }
 
 static void read_head(struct proxy *p, struct conn *c)
@@ -457,6 +733,7 @@ static struct conn *conn_new(struct proxy *p, int fd)
     struct conn *c = xcalloc(1, sizeof(*c));
     c->client = (struct side){.c = c, .fd = fd};
     c->upstream = (struct side){.c = c, .fd = -1};
+    c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
     c->head = xmalloc(CP_EGRESS_HEAD_MAX + 1);
     c->state = ST_HEAD;
     c->deadline = p->now + p->cfg->head_timeout_ms;
@@ -512,8 +789,15 @@ static void on_client(struct proxy *p, struct conn *c, uint32_t ev)
         break;
     case ST_RESOLVING:
     case ST_DIALING:
-        if (ev & (EPOLLHUP | EPOLLERR))
-            conn_kill(p, c);
+    case ST_ASKING:
+        if (in)
+            early_bytes(p, c);
+        break;
+    case ST_HELLO:
+        if (out)
+            flush_flow(p, c, &c->down, &c->client); /* the rest of the 200 */
+        if (c->state == ST_HELLO && in)
+            read_hello(p, c);
         break;
     case ST_TUNNEL:
         if (out)
@@ -538,12 +822,25 @@ static void on_client(struct proxy *p, struct conn *c, uint32_t ev)
 static void on_upstream(struct proxy *p, struct conn *c, uint32_t ev)
 {
     bool in = ev & (EPOLLIN | EPOLLHUP | EPOLLERR), out = ev & (EPOLLOUT | EPOLLERR);
-    if (c->state == ST_DIALING) {
+    switch (c->state) {
+    case ST_DIALING:
         dial_check(p, c);
         return;
-    }
-    if (c->state != ST_TUNNEL)
+    case ST_ASKING:
+        if (out && c->up.len > 0 && flow_write(&c->up, c->upstream.fd) < 0)
+            refuse(p, c, CP_EGRESS_UPSTREAM, &c->addrs[c->next_addr]);
+        else if (in)
+            read_upstream_answer(p, c);
         return;
+    case ST_HELLO:
+        if (ev & (EPOLLHUP | EPOLLERR))
+            conn_kill(p, c); /* the server left before the hello: nothing to carry */
+        return;
+    case ST_TUNNEL:
+        break;
+    default:
+        return;
+    }
     if (out)
         flush_flow(p, c, &c->up, &c->upstream);
     if (c->state == ST_TUNNEL && in && c->down.eof && (ev & (EPOLLHUP | EPOLLERR)))
@@ -558,17 +855,29 @@ static void update_watch(struct proxy *p, struct conn *c)
     switch (c->state) {
     case ST_HEAD:
     case ST_LINGER:
+    case ST_RESOLVING:
         cl = EPOLLIN;
         break;
     case ST_REFUSING:
         cl = EPOLLOUT;
         break;
     case ST_DIALING:
+        cl = EPOLLIN;
         up = EPOLLOUT;
         break;
+    case ST_ASKING:
+        cl = EPOLLIN;
+        up = c->up.len > 0 ? EPOLLOUT : EPOLLIN;
+        break;
+    case ST_HELLO:
+        /* The server is not read until the hello has passed. */
+        cl = c->down.len > 0 ? EPOLLOUT : EPOLLIN;
+        break;
     case ST_TUNNEL:
-        cl = (c->up.len == 0 && !c->up.eof ? EPOLLIN : 0) | (c->down.len > 0 ? EPOLLOUT : 0);
-        up = (c->down.len == 0 && !c->down.eof ? EPOLLIN : 0) | (c->up.len > 0 ? EPOLLOUT : 0);
+        cl = (!flow_pending(&c->up) && !c->up.eof ? EPOLLIN : 0) |
+             (flow_pending(&c->down) ? EPOLLOUT : 0);
+        up = (!flow_pending(&c->down) && !c->down.eof ? EPOLLIN : 0) |
+             (flow_pending(&c->up) ? EPOLLOUT : 0);
         break;
     default:
         break;
@@ -622,8 +931,10 @@ static void expire(struct proxy *p, struct conn *c)
 {
     if (c->state == ST_HEAD)
         refuse(p, c, CP_EGRESS_HEAD_TIMEOUT, NULL);
-    else if (c->state == ST_RESOLVING || c->state == ST_DIALING)
+    else if (c->state == ST_RESOLVING || c->state == ST_DIALING || c->state == ST_ASKING)
         refuse(p, c, CP_EGRESS_DIAL_TIMEOUT, NULL);
+    else if (c->state == ST_HELLO)
+        refuse_hello(p, c, CP_EGRESS_HELLO_TIMEOUT, NULL);
     else
         conn_kill(p, c); /* an idle tunnel, or a refused client that will not read */
     after_event(p, c);
@@ -634,6 +945,7 @@ static void sweep(struct proxy *p)
     if (p->now < p->next_sweep)
         return;
     p->next_sweep = p->now + SWEEP_MS;
+    take_answers(p); /* the lookups' own time-outs */
     for (struct conn *c = p->conns, *next; c != NULL; c = next) {
         next = c->next;
         if (p->now >= c->deadline)
@@ -683,20 +995,21 @@ static void proxy_dispose(struct proxy *p)
     cp_egress_resolver_free(p->resolver);
     if (p->epfd >= 0)
         close(p->epfd);
+    close_pipe(p->pipe);
     free(p->scratch);
 }
 
 int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg, cp_error_t *err)
 {
-    __attribute__((cleanup(proxy_dispose))) struct proxy p = {.cfg = cfg, .epfd = -1};
+    __attribute__((cleanup(proxy_dispose))) struct proxy p = {
+        .cfg = cfg, .epfd = -1, .pipe = {-1, -1}};
     p.now = p.idle_since = now_ms();
     p.scratch = xmalloc(SCRATCH_SIZE);
     p.listener = (struct side){.fd = listen_fd};
     p.epfd = epoll_create1(EPOLL_CLOEXEC);
     if (p.epfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot create the epoll instance");
-    if (cp_egress_resolver_new(cfg->resolve, cfg->resolve_ctx, cfg->resolver_threads, &p.resolver,
-                               err) < 0)
+    if (cp_egress_resolver_new(cfg->policy, cfg->dns_servers, &p.resolver, err) < 0)
         return cp_error_code(err);
     p.resolver_side = (struct side){.fd = cp_egress_resolver_fd(p.resolver)};
     if (watch_new(&p, &p.listener, EPOLLIN) < 0 || watch_new(&p, &p.resolver_side, EPOLLIN) < 0)

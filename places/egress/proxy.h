@@ -1,5 +1,6 @@
-/* The egress proxy's event loop: CONNECT host:443 for listed names, one epoll loop, no thread
- * per connection (lookups run on a small pool, see resolver.h). Knows nothing of the engine. */
+/* The egress proxy's event loop: CONNECT host:443 for listed names, then a ClientHello for
+ * that same name, one epoll loop and one thread (lookups too, see resolver.h). Knows nothing
+ * of the engine. */
 #ifndef CONCH_EGRESS_PROXY_H
 #define CONCH_EGRESS_PROXY_H
 
@@ -8,6 +9,7 @@
 
 #include "places/egress/policy.h"
 #include "places/egress/resolver.h"
+#include "places/egress/upstream.h"
 #include "src/base/error.h"
 
 struct cp_egress_proxy_config {
@@ -15,13 +17,13 @@ struct cp_egress_proxy_config {
     const char *secret;       /* NULL: the per-box credential is optional (see auth.h) */
     FILE *log;                /* one JSON line per decision (elog.h) */
     unsigned max_conns;       /* client connections, in any stage */
-    unsigned head_timeout_ms; /* from accept to a whole head; not reset by trickled bytes */
+    unsigned head_timeout_ms; /* from accept to a whole head, and from the 200 to a whole
+                                 ClientHello; not reset by trickled bytes */
     unsigned dial_timeout_ms; /* from the head to a connected upstream */
     unsigned idle_timeout_ms; /* a tunnel with no byte either way */
     unsigned exit_idle_ms;    /* exit 0 after this long with no connection; 0: never */
-    unsigned resolver_threads;
-    cp_egress_resolve_fn resolve;
-    void *resolve_ctx;
+    const char *dns_servers;  /* NULL: /etc/resolv.conf's */
+    const struct cp_egress_upstream *upstream; /* NULL or host "": dial directly */
     volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop; may be NULL */
 };
 

@@ -1,114 +1,82 @@
-/* The lookup pool. Jobs move from a pending list to a done list under one mutex; the worker
- * reads only the job's host and writes only its answer, the loop alone reads the tag. */
+/* The lookups. c-ares tells which of its sockets to watch through a callback; they go on an
+ * epoll set of their own, whose one descriptor the proxy's loop watches. Finished lookups wait
+ * on a list until the loop takes them; a cancelled one is freed when it finishes. */
 #include "config.h"
 
+#include <ares.h>
 #include <errno.h>
-#include <netdb.h>
-#include <pthread.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "places/egress/resolver.h"
 #include "src/base/util.h"
 
-#define THREADS_MAX 16
+#define LOOKUP_TIMEOUT_MS 2500 /* per try; the proxy's dial deadline bounds the whole */
+#define LOOKUP_TRIES      3
+#define EVENTS_BATCH      32
 
 struct cp_egress_job {
     struct cp_egress_job *next;
+    struct cp_egress_resolver *r;
     void *tag; /* NULL once cancelled */
-    char host[256];
+    bool in_submit, done;
     struct cp_egress_answer answer;
 };
 
 struct cp_egress_resolver {
-    cp_egress_resolve_fn fn;
-    void *ctx;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    struct cp_egress_job *pending, **pending_tail, *done;
-    bool quit;
-    int efd;
-    unsigned nthreads;
-    pthread_t threads[THREADS_MAX];
+    const struct cp_egress_policy *policy;
+    ares_channel channel;
+    bool have_channel;
+    int epfd;
+    struct cp_egress_job *done, **done_tail;
 };
 
-void cp_egress_resolve_default(void *ctx, const char *host, struct cp_egress_answer *out)
+static void watch_socket(void *data, ares_socket_t fd, int readable, int writable)
 {
-    memset(out, 0, sizeof(*out));
-    const struct cp_ip *pin = ctx ? cp_egress_policy_pinned(ctx, host) : NULL;
-    if (pin != NULL) {
-        out->addrs[0] = *pin;
-        out->n = 1;
-        out->ok = 1;
+    struct cp_egress_resolver *r = data;
+    struct epoll_event ev = {.events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0),
+                             .data.fd = fd};
+    if (!readable && !writable) {
+        epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
         return;
     }
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-    struct addrinfo *res = NULL;
-    if (getaddrinfo(host, NULL, &hints, &res) != 0)
-        return;
-    for (struct addrinfo *ai = res; ai != NULL && out->n < CP_EGRESS_ADDRS_MAX; ai = ai->ai_next)
-        if (cp_ip_from_sockaddr(ai->ai_addr, &out->addrs[out->n]) == 0)
-            out->n++;
-    freeaddrinfo(res);
-    out->ok = out->n > 0;
+    if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 && errno == ENOENT)
+        epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static struct cp_egress_job *next_job(struct cp_egress_resolver *r)
-{
-    pthread_mutex_lock(&r->lock);
-    while (r->pending == NULL && !r->quit)
-        pthread_cond_wait(&r->wake, &r->lock);
-    struct cp_egress_job *job = r->quit ? NULL : r->pending;
-    if (job != NULL) {
-        r->pending = job->next;
-        if (r->pending == NULL)
-            r->pending_tail = &r->pending;
-    }
-    pthread_mutex_unlock(&r->lock);
-    return job;
-}
-
-static void *worker(void *arg)
-{
-    struct cp_egress_resolver *r = arg;
-    struct cp_egress_job *job;
-    while ((job = next_job(r)) != NULL) {
-        r->fn(r->ctx, job->host, &job->answer);
-        pthread_mutex_lock(&r->lock);
-        job->next = r->done;
-        r->done = job;
-        pthread_mutex_unlock(&r->lock);
-        uint64_t one = 1;
-        ssize_t n = write(r->efd, &one, sizeof(one));
-        (void)n; /* an eventfd only refuses at 2^64 - 1 pending wake-ups */
-    }
-    return NULL;
-}
-
-int cp_egress_resolver_new(cp_egress_resolve_fn fn, void *ctx, unsigned threads,
+int cp_egress_resolver_new(const struct cp_egress_policy *policy, const char *servers,
                            struct cp_egress_resolver **out, cp_error_t *err)
 {
+    static bool library_ready;
+    if (!library_ready && ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot start c-ares");
+    library_ready = true;
     struct cp_egress_resolver *r = xcalloc(1, sizeof(*r));
-    r->fn = fn;
-    r->ctx = ctx;
-    r->pending_tail = &r->pending;
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->wake, NULL);
-    r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (r->efd < 0) {
+    r->policy = policy;
+    r->done_tail = &r->done;
+    r->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (r->epfd < 0) {
         cp_egress_resolver_free(r);
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make the resolver's eventfd");
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make the resolver's epoll set");
     }
-    for (unsigned i = 0; i < threads && i < THREADS_MAX; i++) {
-        int rc = pthread_create(&r->threads[i], NULL, worker, r);
-        if (rc != 0) {
-            cp_egress_resolver_free(r);
-            return cp_error_make(err, CP_ERR_FAILED, rc, "cannot start a resolver thread");
-        }
-        r->nthreads++;
+    struct ares_options o = {.timeout = LOOKUP_TIMEOUT_MS,
+                             .tries = LOOKUP_TRIES,
+                             .sock_state_cb = watch_socket,
+                             .sock_state_cb_data = r};
+    int rc = ares_init_options(&r->channel, &o,
+                               ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB);
+    if (rc != ARES_SUCCESS) {
+        cp_egress_resolver_free(r);
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot start the resolver: %s",
+                             ares_strerror(rc));
+    }
+    r->have_channel = true;
+    if (servers != NULL && (rc = ares_set_servers_ports_csv(r->channel, servers)) != ARES_SUCCESS) {
+        cp_egress_resolver_free(r);
+        return cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a list of DNS servers: %s", servers,
+                             ares_strerror(rc));
     }
     *out = r;
     return 0;
@@ -116,21 +84,63 @@ int cp_egress_resolver_new(cp_egress_resolve_fn fn, void *ctx, unsigned threads,
 
 int cp_egress_resolver_fd(const struct cp_egress_resolver *r)
 {
-    return r->efd;
+    return r->epfd;
 }
 
-struct cp_egress_job *cp_egress_resolver_submit(struct cp_egress_resolver *r, const char *host,
-                                                void *tag)
+static void fill_answer(struct cp_egress_answer *a, const struct ares_addrinfo *res)
 {
+    memset(a, 0, sizeof(*a));
+    for (const struct ares_addrinfo_node *n = res ? res->nodes : NULL;
+         n != NULL && a->n < CP_EGRESS_ADDRS_MAX; n = n->ai_next)
+        if (n->ai_addr != NULL && cp_ip_from_sockaddr(n->ai_addr, &a->addrs[a->n]) == 0)
+            a->n++;
+    a->ok = a->n > 0;
+}
+
+static void looked_up(void *arg, int status, int timeouts, struct ares_addrinfo *res)
+{
+    struct cp_egress_job *job = arg;
+    struct cp_egress_resolver *r = job->r;
+    fill_answer(&job->answer, status == ARES_SUCCESS ? res : NULL);
+    if (res != NULL)
+        ares_freeaddrinfo(res);
+    job->done = true;
+    if (job->in_submit)
+        return; /* answered within submit, which hands it over itself */
+    if (status == ARES_EDESTRUCTION || !r->have_channel) {
+        free(job);
+        return;
+    }
+    *r->done_tail = job;
+    r->done_tail = &job->next;
+}
+
+int cp_egress_resolver_submit(struct cp_egress_resolver *r, const char *host, void *tag,
+                              struct cp_egress_answer *out, struct cp_egress_job **job_out)
+{
+    const struct cp_ip *pin = r->policy ? cp_egress_policy_pinned(r->policy, host) : NULL;
+    *job_out = NULL;
+    if (pin != NULL) {
+        memset(out, 0, sizeof(*out));
+        out->addrs[0] = *pin;
+        out->n = 1;
+        out->ok = 1;
+        return 1;
+    }
     struct cp_egress_job *job = xcalloc(1, sizeof(*job));
+    job->r = r;
     job->tag = tag;
-    snprintf(job->host, sizeof(job->host), "%s", host);
-    pthread_mutex_lock(&r->lock);
-    *r->pending_tail = job;
-    r->pending_tail = &job->next;
-    pthread_cond_signal(&r->wake);
-    pthread_mutex_unlock(&r->lock);
-    return job;
+    job->in_submit = true;
+    struct ares_addrinfo_hints hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    ares_getaddrinfo(r->channel, host, NULL, &hints, looked_up, job);
+    job->in_submit = false;
+    if (job->done) {
+        *out = job->answer;
+        free(job);
+        return 1;
+    }
+    *job_out = job;
+    return 0;
 }
 
 void cp_egress_resolver_cancel(struct cp_egress_job *job)
@@ -138,19 +148,28 @@ void cp_egress_resolver_cancel(struct cp_egress_job *job)
     job->tag = NULL;
 }
 
+static void process(struct cp_egress_resolver *r)
+{
+    struct epoll_event events[EVENTS_BATCH];
+    int n = epoll_wait(r->epfd, events, EVENTS_BATCH, 0);
+    for (int i = 0; i < n; i++) {
+        ares_socket_t fd = events[i].data.fd;
+        bool in = events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR);
+        bool out = events[i].events & EPOLLOUT;
+        ares_process_fd(r->channel, in ? fd : ARES_SOCKET_BAD, out ? fd : ARES_SOCKET_BAD);
+    }
+    ares_process_fd(r->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD); /* the time-outs */
+}
+
 int cp_egress_resolver_take(struct cp_egress_resolver *r, void **tag, struct cp_egress_answer *out)
 {
-    uint64_t count;
-    ssize_t n = read(r->efd, &count, sizeof(count));
-    (void)n; /* empty is fine: the done list is the truth, the counter only wakes us */
-    for (;;) {
-        pthread_mutex_lock(&r->lock);
+    if (r->done == NULL)
+        process(r);
+    while (r->done != NULL) {
         struct cp_egress_job *job = r->done;
-        if (job != NULL)
-            r->done = job->next;
-        pthread_mutex_unlock(&r->lock);
-        if (job == NULL)
-            return 0;
+        r->done = job->next;
+        if (r->done == NULL)
+            r->done_tail = &r->done;
         void *t = job->tag;
         *out = job->answer;
         free(job);
@@ -159,32 +178,23 @@ int cp_egress_resolver_take(struct cp_egress_resolver *r, void **tag, struct cp_
             return 1;
         }
     }
-}
-
-static void free_list(struct cp_egress_job *job)
-{
-    while (job != NULL) {
-        struct cp_egress_job *next = job->next;
-        free(job);
-        job = next;
-    }
+    return 0;
 }
 
 void cp_egress_resolver_free(struct cp_egress_resolver *r)
 {
     if (r == NULL)
         return;
-    pthread_mutex_lock(&r->lock);
-    r->quit = true;
-    pthread_cond_broadcast(&r->wake);
-    pthread_mutex_unlock(&r->lock);
-    for (unsigned i = 0; i < r->nthreads; i++)
-        pthread_join(r->threads[i], NULL);
-    free_list(r->pending);
-    free_list(r->done);
-    if (r->efd >= 0)
-        close(r->efd);
-    pthread_mutex_destroy(&r->lock);
-    pthread_cond_destroy(&r->wake);
+    if (r->have_channel) {
+        r->have_channel = false;
+        ares_destroy(r->channel); /* each lookup's callback runs and frees its job */
+    }
+    while (r->done != NULL) {
+        struct cp_egress_job *job = r->done;
+        r->done = job->next;
+        free(job);
+    }
+    if (r->epfd >= 0)
+        close(r->epfd);
     free(r);
 }

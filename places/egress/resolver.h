@@ -1,6 +1,9 @@
-/* Name lookups off the event loop: getaddrinfo blocks, so a few threads (never one per
- * connection) run it and hand answers back through an eventfd the loop polls. The lookup
- * function is injectable, so tests answer from a table instead of the network. */
+/* Name lookups on the event loop, with c-ares: no lookup blocks anything, so a name whose DNS
+ * never answers costs its own connection a time-out and nobody else a wait (a pool of
+ * blocking getaddrinfo threads let eight such names hold every thread while an unrelated
+ * pinned CONNECT waited 3.6 s). c-ares is Debian's libc-ares2, a few hundred KiB that the
+ * sidecar image takes with the binary's other libraries; getaddrinfo_a would be threads again.
+ * Pinned names are answered at once, with no lookup. */
 #ifndef CONCH_EGRESS_RESOLVER_H
 #define CONCH_EGRESS_RESOLVER_H
 
@@ -16,30 +19,27 @@ struct cp_egress_answer {
     struct cp_ip addrs[CP_EGRESS_ADDRS_MAX];
 };
 
-/* Runs on a worker thread: must touch nothing but its arguments and ctx (read only). */
-typedef void (*cp_egress_resolve_fn)(void *ctx, const char *host, struct cp_egress_answer *out);
-
-/* getaddrinfo, TCP, both families; pinned names (ctx is a const struct cp_egress_policy *,
- * or NULL) answered from the policy without a lookup. */
-void cp_egress_resolve_default(void *ctx, const char *host, struct cp_egress_answer *out);
-
 struct cp_egress_resolver;
 struct cp_egress_job;
 
-int cp_egress_resolver_new(cp_egress_resolve_fn fn, void *ctx, unsigned threads,
+/* policy (may be NULL) answers pinned names; servers ("ADDR[:PORT],...", NULL for
+ * /etc/resolv.conf's) is where to ask. */
+int cp_egress_resolver_new(const struct cp_egress_policy *policy, const char *servers,
                            struct cp_egress_resolver **out, cp_error_t *err);
-/* Readable when answers are waiting. */
+/* Readable when a lookup's socket is: then call cp_egress_resolver_take. */
 int cp_egress_resolver_fd(const struct cp_egress_resolver *r);
-/* Queues a lookup; tag comes back with the answer. The job stays the resolver's. */
-struct cp_egress_job *cp_egress_resolver_submit(struct cp_egress_resolver *r, const char *host,
-                                                void *tag);
-/* The tag's owner is gone: its answer is dropped when it arrives. Event-loop thread only. */
+/* Starts a lookup. Returns 1 with *out set when the answer is known at once (a pinned name, a
+ * name of /etc/hosts, a failure), else 0 with *job set: the answer comes back, with tag,
+ * through cp_egress_resolver_take. The job stays the resolver's. */
+int cp_egress_resolver_submit(struct cp_egress_resolver *r, const char *host, void *tag,
+                              struct cp_egress_answer *out, struct cp_egress_job **job);
+/* The tag's owner is gone: its answer is dropped when it arrives. */
 void cp_egress_resolver_cancel(struct cp_egress_job *job);
-/* Takes one finished lookup: 1 with *tag and *out set, 0 when none is ready; call it until it
- * returns 0 each time the fd is readable (one wake-up may stand for many). Cancelled jobs
- * are skipped. Event-loop thread only. */
+/* Reads what the lookup sockets hold, expires lookups past their time, then takes one finished
+ * lookup: 1 with *tag and *out set, 0 when none is ready. Call it until it returns 0 when the
+ * fd is readable, and now and then for the time-outs. */
 int cp_egress_resolver_take(struct cp_egress_resolver *r, void **tag, struct cp_egress_answer *out);
-/* Stops and joins the threads (a lookup in progress is waited for). */
+/* Ends every lookup (their answers are dropped) and frees the resolver. */
 void cp_egress_resolver_free(struct cp_egress_resolver *r);
 
 #endif

@@ -44,6 +44,21 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
                                 "resolving or connecting to the host took too long"},
     [CP_EGRESS_BUSY] = {503, "Service Unavailable", "connection_limit_reached", "busy",
                         "the proxy holds its maximum number of connections"},
+    [CP_EGRESS_NOT_TLS] = {403, "Forbidden", "http_request_denied", "not-tls",
+                           "a tunnel must begin with a TLS ClientHello; other protocols are "
+                           "refused"},
+    [CP_EGRESS_NO_SNI] = {403, "Forbidden", "tls_protocol_error", "no-sni",
+                          "the TLS ClientHello names no server (SNI)"},
+    [CP_EGRESS_SNI_MISMATCH] = {403, "Forbidden", "tls_protocol_error", "sni-mismatch",
+                                "the TLS server name differs from the CONNECT host"},
+    [CP_EGRESS_ECH] = {403, "Forbidden", "tls_protocol_error", "ech",
+                       "an encrypted ClientHello hides the server name"},
+    [CP_EGRESS_HELLO_TOO_BIG] = {403, "Forbidden", "tls_protocol_error", "hello-too-big",
+                                 "the TLS ClientHello is too large"},
+    [CP_EGRESS_HELLO_TIMEOUT] = {408, "Request Timeout", "tls_protocol_error", "hello-timeout",
+                                 "the TLS ClientHello did not arrive in time"},
+    [CP_EGRESS_UPSTREAM] = {502, "Bad Gateway", "proxy_internal_error", "upstream",
+                            "the upstream proxy did not open the tunnel"},
 };
 
 const struct cp_egress_reason_info *cp_egress_reason_info(enum cp_egress_reason reason)

@@ -14,7 +14,7 @@ enum cp_egress_reason {
     CP_EGRESS_PORT,            /* anything but exactly "443" */
     CP_EGRESS_BAD_HOST,        /* not a letter-digit-hyphen name */
     CP_EGRESS_BODY,            /* Content-Length or Transfer-Encoding on a CONNECT */
-    CP_EGRESS_EARLY_DATA,      /* bytes after the head before the tunnel was granted */
+    CP_EGRESS_EARLY_DATA,      /* bytes after the head before the 200, in any packet */
     CP_EGRESS_NOT_LISTED,      /* a good name that is not on the allow-list */
     CP_EGRESS_SPECIAL_ADDRESS, /* a listed name resolving into a network we do not reach */
     CP_EGRESS_AUTH,            /* no or wrong per-box credential */
@@ -23,6 +23,13 @@ enum cp_egress_reason {
     CP_EGRESS_HEAD_TIMEOUT,    /* the head did not arrive in time */
     CP_EGRESS_DIAL_TIMEOUT,    /* resolving and connecting took too long */
     CP_EGRESS_BUSY,            /* the connection limit is reached */
+    CP_EGRESS_NOT_TLS,         /* the tunnel's first bytes are not a TLS ClientHello */
+    CP_EGRESS_NO_SNI,          /* a ClientHello that names no server */
+    CP_EGRESS_SNI_MISMATCH,    /* a ClientHello naming another server than the CONNECT host */
+    CP_EGRESS_ECH,             /* an encrypted ClientHello, whose real server name is hidden */
+    CP_EGRESS_HELLO_TOO_BIG,   /* no whole ClientHello within the bound */
+    CP_EGRESS_HELLO_TIMEOUT,   /* no whole ClientHello in time */
+    CP_EGRESS_UPSTREAM,        /* the upstream proxy did not open the tunnel */
     CP_EGRESS_REASON_COUNT,
 };
 

@@ -36,6 +36,52 @@ static void test_egress_addr__public_addresses__public(void **state)
     expect_kind("64:ff9b::808:808", CP_ADDR_PUBLIC);
 }
 
+/* An IPv4 address in a NAT64 prefix of the given length, as RFC 6052 2.2 lays it out: the 32
+ * bits follow the prefix, skipping bits 64..71. */
+static struct cp_ip nat64_at(const uint8_t *prefix, unsigned len, const char *v4_text)
+{
+    struct cp_ip ip = {.family = AF_INET6}, v4;
+    assert_int_equal(cp_ip_parse(v4_text, &v4), 0);
+    memcpy(ip.bytes, prefix, len / 8);
+    for (unsigned i = len / 8, k = 0; k < 4; i++)
+        if (i != 8)
+            ip.bytes[i] = v4.bytes[k++];
+    return ip;
+}
+
+static void test_egress_addr__nat64_every_layout__special_carried_ipv4_refused(void **state)
+{
+    static const uint8_t wkp[16] = {0, 0x64, 0xff, 0x9b};
+    static const uint8_t local[16] = {0, 0x64, 0xff, 0x9b, 0, 1};
+    static const unsigned lens[] = {32, 40, 48, 56, 64, 96};
+    static const char *const special[] = {
+        "127.0.0.1",  "10.1.2.3", "172.16.5.4", "172.31.0.9", "192.168.1.1",     "169.254.169.254",
+        "100.64.0.1", "0.0.0.0",  "224.0.0.1",  "192.0.2.1",  "255.255.255.255", "127.255.0.1"};
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+        for (size_t v = 0; v < sizeof(special) / sizeof(special[0]); v++) {
+            struct cp_ip a = nat64_at(wkp, lens[l], special[v]);
+            if (cp_addr_classify(&a) == CP_ADDR_PUBLIC)
+                fail_msg("%s in 64:ff9b::/%u judged public", special[v], lens[l]);
+            if (lens[l] < 48)
+                continue; /* a /32 or /40 does not fit in the local-use /48 */
+            struct cp_ip b = nat64_at(local, lens[l], special[v]);
+            if (cp_addr_classify(&b) == CP_ADDR_PUBLIC)
+                fail_msg("%s in 64:ff9b:1::/%u judged public", special[v], lens[l]);
+        }
+    }
+    /* The example: 127.0.0.1 in the /64 layout under the local-use prefix. */
+    expect_kind("64:ff9b:1:0:7f:0:100:0", CP_ADDR_LOOPBACK);
+    expect_kind("64:ff9b:1:0:a:102:300:0", CP_ADDR_PRIVATE);
+    assert_int_not_equal(kind_of("64:ff9b:1:ac:10:504::"), CP_ADDR_PUBLIC);  /* /56 */
+    assert_int_not_equal(kind_of("64:ff9b:1:c0a8:1:100::"), CP_ADDR_PUBLIC); /* /48 */
+    assert_int_not_equal(kind_of("64:ff9b:7f00:1::"), CP_ADDR_PUBLIC);       /* /32 */
+    /* Public stays public where every layout carries a public address. */
+    expect_kind("64:ff9b::5db8:d822", CP_ADDR_PUBLIC);
+    expect_kind("64:ff9b:1:5d5d:5d:5d5d:5db8:d822", CP_ADDR_PUBLIC);
+    /* The rest of 64:ff9b::/32 is nobody's: never public. */
+    expect_kind("64:ff9b:5d5d:5d5d:5d:5d5d:5db8:d822", CP_ADDR_RESERVED);
+}
+
 static void test_egress_addr__special_ipv4__each_kind(void **state)
 {
     expect_kind("127.0.0.1", CP_ADDR_LOOPBACK);
@@ -161,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_egress_addr__special_ipv4__each_kind),
         cmocka_unit_test(test_egress_addr__special_ipv6__each_kind),
         cmocka_unit_test(test_egress_addr__ipv4_hidden_in_ipv6__classified_as_the_ipv4),
+        cmocka_unit_test(test_egress_addr__nat64_every_layout__special_carried_ipv4_refused),
         cmocka_unit_test(test_egress_addr__cidr_parse__strict),
         cmocka_unit_test(test_egress_addr__cidr_contains__mapped_matches_ipv4),
         cmocka_unit_test(test_egress_policy__suffix_and_prefix_confusion__not_listed),

@@ -166,6 +166,41 @@ static void test_egress_log__engine_frame_prefix__still_read(void **state)
     assert_string_equal(hosts[0], "x.example");
 }
 
+static void test_egress_log__sni_mismatch__hint_names_the_hellos_server(void **state)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct cp_egress_decision ds[] = {
+        {.box = "b1",
+         .host = "registry.example",
+         .port = 443,
+         .reason = CP_EGRESS_SNI_MISMATCH,
+         .sni = "fronted.example",
+         .addr = "203.0.113.9"},
+        {.box = "b1", .host = "registry.example", .port = 443, .reason = CP_EGRESS_NOT_TLS},
+        {.box = "b1",
+         .host = "up.example",
+         .port = 443,
+         .reason = CP_EGRESS_UPSTREAM,
+         .via = "proxy.corp:3128"},
+    };
+    for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++)
+        assert_int_equal(cp_egress_log_write(f, &ds[i], NULL), 0);
+    fclose(f);
+    assert_non_null(strstr(text, "\"sni\":\"fronted.example\""));
+    assert_non_null(strstr(text, "\"reason\":\"sni-mismatch\""));
+    assert_non_null(strstr(text, "\"via\":\"proxy.corp:3128\""));
+    cleanup_strv char **hosts = NULL;
+    assert_int_equal(cp_egress_log_refused_text(text, len, "b1", &hosts, NULL), 0);
+    /* The fronted name (what the box was after), the CONNECT host for not-tls, and nothing for
+     * the upstream's failure, which no allow-list change would mend. */
+    assert_int_equal(cp_strv_len(hosts), 2);
+    assert_string_equal(hosts[0], "fronted.example");
+    assert_string_equal(hosts[1], "registry.example");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_egress_log__hostile_host__one_escaped_line),
         cmocka_unit_test(test_egress_log__refused_hosts__per_box_distinct_in_order),
         cmocka_unit_test(test_egress_log__engine_frame_prefix__still_read),
+        cmocka_unit_test(test_egress_log__sni_mismatch__hint_names_the_hellos_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
