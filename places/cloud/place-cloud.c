@@ -30,6 +30,8 @@ struct cloud_state {
     struct cp_toolbox tb;
     char *far_root;
     char *manifest;
+    char *place_id;                  /* the sandbox the copy lives in */
+    struct cp_mirror_session mirror; /* what this run's push learned, for its pull */
     int rootfd;
 };
 
@@ -41,6 +43,8 @@ static void state_free(struct cloud_state *s)
     cp_daytona_free(s->d);
     free(s->far_root);
     free(s->manifest);
+    free(s->place_id);
+    cp_mirror_session_dispose(&s->mirror);
     cp_cleanup_closep(&s->rootfd);
     free(s);
 }
@@ -88,7 +92,13 @@ static int mirror(struct cloud_state *s, bool push, cp_error_t *err)
     if (cp_transport_daytona_new(&s->tb, io, &t, err) < 0)
         return cp_error_code(err);
     cleanup_free char *root = xasprintf("%s/work", s->far_root);
-    struct cp_mirror_opts o = {.rootfd = s->rootfd, .far_root = root, .manifest_path = s->manifest};
+    if (s->place_id == NULL)
+        s->place_id = xasprintf("cloud sandbox %s", s->sb.id);
+    struct cp_mirror_opts o = {.rootfd = s->rootfd,
+                               .far_root = root,
+                               .manifest_path = s->manifest,
+                               .place_id = s->place_id,
+                               .session = &s->mirror};
     struct cp_mirror_report rep = {0};
     return push ? cp_mirror_push(t, &o, &rep, err) : cp_mirror_pull(t, &o, &rep, err);
 }

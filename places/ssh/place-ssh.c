@@ -29,6 +29,7 @@
 #include "places/ssh/place-ssh-int.h"
 #include "places/ssh/ssh_place.h"
 #include "places/ssh/ssh_session_int.h"
+#include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
@@ -91,6 +92,8 @@ struct ssh_state {
     char *far_copy;
     char *far_lock;
     char *far_pgid;
+    char *place_id;                  /* the copy's place: host key, user, path */
+    struct cp_mirror_session mirror; /* what this run's push learned, for its pull */
 };
 
 static void state_free(struct ssh_state *s)
@@ -119,6 +122,8 @@ static void state_free(struct ssh_state *s)
     free(s->far_copy);
     free(s->far_lock);
     free(s->far_pgid);
+    free(s->place_id);
+    cp_mirror_session_dispose(&s->mirror);
     free(s);
 }
 
@@ -253,10 +258,22 @@ static void say_line(void *ctx, const char *line)
     cp_say("%s", line);
 }
 
-static struct cp_mirror_opts mirror_opts(const struct ssh_state *s)
+static struct cp_mirror_opts mirror_opts(struct ssh_state *s)
 {
-    return (struct cp_mirror_opts){
-        .rootfd = s->rootfd, .far_root = s->far_copy, .manifest_path = s->manifest};
+    return (struct cp_mirror_opts){.rootfd = s->rootfd,
+                                   .far_root = s->far_copy,
+                                   .manifest_path = s->manifest,
+                                   .place_id = s->place_id,
+                                   .session = &s->mirror};
+}
+
+/* The copy's place as the manifest remembers it: the host key the session holds, the login,
+ * the copy's path. Another machine behind the same name is another place. */
+static char *place_identity(struct ssh_state *s)
+{
+    const char *hash = libssh2_hostkey_hash(s->session->lib, LIBSSH2_HOSTKEY_HASH_SHA256);
+    cleanup_free char *fp = hash != NULL ? cp_base64_encode(hash, 32) : xstrdup("unknown");
+    return xasprintf("ssh SHA256:%s %s %s", fp, s->host.user ? s->host.user : "-", s->far_copy);
 }
 
 /* Words for a mirror failure whose cause is on the far side. */
@@ -358,6 +375,8 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
     if (lock_there(s, err) < 0 || cp_ssh_transport_new(s->session, &s->transport, err) < 0)
         return cp_error_code(err);
     cp_debug("ssh:%s: far lock held", alias);
+    free(s->place_id);
+    s->place_id = place_identity(s);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
