@@ -5,6 +5,7 @@
 extern const char cp_far_list_script[];
 extern const char cp_far_unpack_script[];
 extern const char cp_far_pack_script[];
+extern const char cp_far_lock_script[];
 
 /* Exit codes the far scripts give for what only they can see (far/common.sh). */
 #define CP_FAR_NO_TMP   120 /* no temporary folder */

@@ -10,6 +10,7 @@ libconch_la_SOURCES += \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
+	mirror/remote-run.c mirror/remote-run.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c
@@ -17,12 +18,13 @@ CLEANFILES = mirror/far-scripts.c
 
 MIRROR_FAR = $(srcdir)/mirror/far
 mirror/far-scripts.c: $(MIRROR_FAR)/embed.sh $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/list.sh \
-		$(MIRROR_FAR)/unpack.sh $(MIRROR_FAR)/pack.sh
+		$(MIRROR_FAR)/unpack.sh $(MIRROR_FAR)/pack.sh $(MIRROR_FAR)/lock.sh
 	$(AM_V_GEN)mkdir -p mirror && { \
 	  printf '/* Generated from mirror/far by embed.sh; do not edit. */\n#include "mirror/far.h"\n'; \
 	  sh $(MIRROR_FAR)/embed.sh cp_far_list_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/list.sh; \
 	  sh $(MIRROR_FAR)/embed.sh cp_far_unpack_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/unpack.sh; \
 	  sh $(MIRROR_FAR)/embed.sh cp_far_pack_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/pack.sh; \
+	  sh $(MIRROR_FAR)/embed.sh cp_far_lock_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/lock.sh; \
 	} >$@.tmp && mv $@.tmp $@
 
 EXTRA_DIST += mirror/far

@@ -240,7 +240,7 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     cleanup_error cp_error_t ferr = NULL;
     if (far_finish(r, "unpacking the changes", &ferr) < 0) {
         cp_error_free(err);
-        return cp_error_make(err, cp_error_code(&ferr), 0, "%s", ferr->msg);
+        return cp_error_make(err, cp_error_code(&ferr), ferr->sys_errno, "%s", ferr->msg);
     }
     if (rc < 0)
         return rc;

@@ -3,6 +3,10 @@
 # streams, and find prints them with a "./" prefix so none can start with a dash.
 set -u
 umask 022
+# The tools every script needs; the first missing one is named on standard output (124).
+for cp_t in tar find xargs stat mktemp; do
+    command -v "$cp_t" >/dev/null 2>&1 || { echo "missing $cp_t"; exit 124; }
+done
 cp_tmp=$(mktemp -d "${TMPDIR:-/tmp}/conch-mirror.XXXXXX") || exit 120
 trap 'rm -rf "$cp_tmp"' EXIT HUP INT TERM
 

@@ -25,6 +25,7 @@
 
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
+#include "mirror/remote-run.h"
 #include "places/place.h"
 #include "places/ssh/place-ssh-int.h"
 #include "places/ssh/ssh_place.h"
@@ -33,25 +34,6 @@
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
-
-/* $1 lock file, $2 copy folder. Checks the tools the mirror needs, makes the copy's folder,
- * takes the lock, says "ok", then holds the lock until its input ends. */
-static const char lock_script[] =
-    "set -u\n"
-    "for t in tar find xargs stat mktemp; do\n"
-    "  command -v \"$t\" >/dev/null 2>&1 || { echo \"missing $t\"; exit 3; }\n"
-    "done\n"
-    "mkdir -p -- \"${1%/*}\" \"$2\" 2>/dev/null || { echo \"nofolder\"; exit 4; }\n"
-    "take() { ( set -C; echo $$ >\"$1\" ) 2>/dev/null; }\n"
-    "if ! take \"$1\"; then\n"
-    "  old=$(cat -- \"$1\" 2>/dev/null); [ -n \"$old\" ] || { sleep 1; old=$(cat -- \"$1\" "
-    "2>/dev/null); }\n"
-    "  if [ -n \"$old\" ] && kill -0 \"$old\" 2>/dev/null; then echo \"busy $old\"; exit 5; fi\n"
-    "  rm -f -- \"$1\"; take \"$1\" || { echo \"busy\"; exit 5; }\n"
-    "fi\n"
-    "echo ok\n"
-    "while read -r _; do :; done\n"
-    "rm -f -- \"$1\" \"$1.pgid\"\n";
 
 /* $1 pgid file, $2 copy, $3 "i" to pass standard input on, then the command. sshd made this
  * shell (exec'd in place of the login shell) a session leader, so $$ is the command's group.
@@ -81,12 +63,12 @@ struct ssh_state {
     struct cp_ssh_host host;
     struct cp_ssh_session *session;
     struct cp_transport *transport;
-    bool own_session;      /* false in the keeper: the session is its own */
-    int keeper;            /* a connection to a keeper that runs it all, or -1 */
-    int stop_fd;           /* in the keeper: the asking run's connection; else -1 */
-    bool start_keeper;     /* none answered: start one once this run is connected */
-    LIBSSH2_CHANNEL *lock; /* the far shell holding the copy's lock */
-    int local_lock;        /* flock'd file, or -1 */
+    bool own_session;         /* false in the keeper: the session is its own */
+    int keeper;               /* a connection to a keeper that runs it all, or -1 */
+    int stop_fd;              /* in the keeper: the asking run's connection; else -1 */
+    bool start_keeper;        /* none answered: start one once this run is connected */
+    struct cp_far_lock flock; /* the far shell holding the copy's lock */
+    int local_lock;           /* flock'd file, or -1 */
     int rootfd;
     char *manifest;
     char *far_copy;
@@ -100,14 +82,12 @@ static void state_free(struct ssh_state *s)
 {
     if (s == NULL)
         return;
-    cp_transport_free(s->transport);
-    if (s->lock != NULL) {
-        libssh2_session_set_blocking(s->session->lib, 1);
+    if (s->session != NULL) /* the lock's shell sees its input end; never waited for long */
         libssh2_session_set_timeout(s->session->lib, 3000);
-        libssh2_channel_send_eof(s->lock);
-        libssh2_channel_close(s->lock);
-        libssh2_channel_free(s->lock);
-    }
+    cp_remote_lock_release(s->transport, &s->flock);
+    if (s->session != NULL)
+        libssh2_session_set_timeout(s->session->lib, 0);
+    cp_transport_free(s->transport);
     if (s->own_session)
         cp_ssh_session_free(s->session);
     if (s->keeper >= 0)
@@ -158,20 +138,6 @@ static void far_paths(struct ssh_state *s, const struct cp_run_request *req)
     s->far_pgid = xasprintf(".conch-place/locks/%s.pgid", chat);
 }
 
-static int lock_here(struct ssh_state *s, const char *place, cp_error_t *err)
-{
-    cleanup_free char *path = xasprintf("%s.lock", s->manifest);
-    s->local_lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (s->local_lock < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
-    if (flock(s->local_lock, LOCK_EX | LOCK_NB) == 0)
-        return 0;
-    cp_error_make(err, CP_ERR_DENIED, 0, "another command runs in this chat's copy on %s", place);
-    cp_error_hint(err, "One command at a time per copy: wait for it to end, or give this one "
-                       "another --chat.");
-    return CP_ERR_DENIED;
-}
-
 char *cp_ssh_shell_command(const char *script, const char *name, char *const *args)
 {
     size_t n = cp_strv_len(args);
@@ -184,73 +150,6 @@ char *cp_ssh_shell_command(const char *script, const char *name, char *const *ar
         words[4 + i] = args[i];
     cleanup_free char *quoted = cp_ssh_quote_argv(words);
     return xasprintf("exec %s", quoted);
-}
-
-/* The lock shell's one line of answer, read with the session's own time limit. */
-static int read_line(LIBSSH2_CHANNEL *ch, char *line, size_t max)
-{
-    size_t n = 0;
-    while (n + 1 < max) {
-        char c;
-        ssize_t r = libssh2_channel_read(ch, &c, 1);
-        if (r <= 0)
-            break;
-        if (c == '\n')
-            break;
-        line[n++] = c;
-    }
-    line[n] = '\0';
-    return (int)n;
-}
-
-static int lock_answer_error(const char *line, const char *alias, cp_error_t *err)
-{
-    if (strncmp(line, "missing ", 8) == 0) {
-        cp_error_make(err, CP_ERR_NOT_FOUND, 0, "%s has no '%s' command, which the copy needs",
-                      alias, line + 8);
-        cp_error_hint(err, "Install it on %s (it is in every POSIX system's base tools).", alias);
-        return CP_ERR_NOT_FOUND;
-    }
-    if (strncmp(line, "busy", 4) == 0) {
-        cp_error_make(err, CP_ERR_DENIED, 0,
-                      "another command runs in this chat's copy on %s (far process %s)", alias,
-                      line[4] ? line + 5 : "unknown");
-        cp_error_hint(err, "One command at a time per copy: wait for it to end, or give this "
-                           "one another --chat.");
-        return CP_ERR_DENIED;
-    }
-    if (strcmp(line, "nofolder") == 0) {
-        cp_error_make(err, CP_ERR_FAILED, 0,
-                      "%s cannot make the copy's folder under "
-                      "~/.conch-place",
-                      alias);
-        cp_error_hint(err, "Check that your home on %s is writable and not full (`df -h ~`).",
-                      alias);
-        return CP_ERR_FAILED;
-    }
-    return cp_error_make(err, CP_ERR_FAILED, 0, "%s answered the copy's lock with '%s'", alias,
-                         line);
-}
-
-/* Starts the far shell that checks the tools, makes the copy's folder and holds the lock. */
-static int lock_there(struct ssh_state *s, cp_error_t *err)
-{
-    char *args[] = {s->far_lock, s->far_copy, NULL};
-    cleanup_free char *command = cp_ssh_shell_command(lock_script, "conch-lock", args);
-    LIBSSH2_SESSION *lib = s->session->lib;
-    libssh2_session_set_blocking(lib, 1);
-    libssh2_session_set_timeout(lib, CP_SSH_DEFAULT_TIMEOUT * 1000);
-    s->lock = cp_ssh_channel_exec(s->session, command, err);
-    int rc = s->lock == NULL ? cp_error_code(err) : 0;
-    /* While the lock's shell starts, the shells for the command and the listing start too. */
-    if (rc == 0 && s->session->warm_want < 2)
-        cp_ssh_warm(s->session, 2);
-    libssh2_session_set_timeout(lib, CP_SSH_DEFAULT_TIMEOUT * 1000);
-    char line[256] = "";
-    if (rc == 0 && read_line(s->lock, line, sizeof(line)) >= 0 && strcmp(line, "ok") != 0)
-        rc = lock_answer_error(line[0] ? line : "nothing", s->host.alias, err);
-    libssh2_session_set_timeout(lib, 0);
-    return rc;
 }
 
 static void say_line(void *ctx, const char *line)
@@ -274,32 +173,6 @@ static char *place_identity(struct ssh_state *s)
     const char *hash = libssh2_hostkey_hash(s->session->lib, LIBSSH2_HOSTKEY_HASH_SHA256);
     cleanup_free char *fp = hash != NULL ? cp_base64_encode(hash, 32) : xstrdup("unknown");
     return xasprintf("ssh SHA256:%s %s %s", fp, s->host.user ? s->host.user : "-", s->far_copy);
-}
-
-/* Words for a mirror failure whose cause is on the far side. */
-static int mirror_error(const struct ssh_state *s, cp_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int mirror_error(const struct ssh_state *s, cp_error_t *err, const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    const char *msg = *err != NULL ? (*err)->msg : "";
-    if (strstr(msg, "No space left") != NULL || strstr(msg, "Disk quota") != NULL ||
-        strstr(msg, "Wrote only") != NULL) {
-        cp_error_hint(err,
-                      "The copy's disk on %s is full: free space there (`df -h ~`), or remove "
-                      "old copies under ~/.conch-place/copies.",
-                      s->host.alias);
-    } else if (cp_error_code(err) == CP_ERR_UNREACHABLE || cp_error_code(err) == CP_ERR_TIMEOUT) {
-        cp_error_hint(err,
-                      "The connection to %s broke; nothing landed half-way here. Run the "
-                      "command again: the mirror starts over from the last agreed state.",
-                      s->host.alias);
-    }
-    return cp_error_wrap(err, "%s", what);
 }
 
 int cp_ssh_connect_words(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h,
@@ -359,7 +232,7 @@ static int prepare_state(const struct cp_run_request *req, struct ssh_state **ou
 static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, cp_error_t *err)
 {
     const char *alias = s->host.alias;
-    if (lock_here(s, req->place, err) < 0)
+    if (cp_remote_lock_here(s->manifest, req->place, s->stop_fd, &s->local_lock, err) < 0)
         return cp_error_code(err);
     s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
@@ -372,15 +245,20 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
         if (s->start_keeper)
             cp_ssh_keeper_spawn(alias);
     }
-    if (lock_there(s, err) < 0 || cp_ssh_transport_new(s->session, &s->transport, err) < 0)
-        return cp_error_code(err);
+    /* While the lock's shell starts, the shells for the command and the listing start too. */
+    if (s->session->warm_want < 2)
+        s->session->warm_want = 2;
+    if (cp_ssh_transport_new(s->session, &s->transport, err) < 0 ||
+        cp_remote_lock_there(s->transport, s->far_lock, s->far_copy, false, alias, s->stop_fd,
+                             &s->mirror, &s->flock, err) < 0)
+        return cp_remote_words(err, alias, "taking the copy's lock on %s", alias);
     cp_debug("ssh:%s: far lock held", alias);
     free(s->place_id);
     s->place_id = place_identity(s);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
-        return mirror_error(s, err, "sending the work folder to %s", s->host.alias);
+        return cp_remote_words(err, alias, "sending the work folder to %s", alias);
     cp_debug("ssh:%s: pushed", alias);
     return 0;
 }
@@ -448,12 +326,13 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
         return 0;
     }
     if (r < 0)
-        return mirror_error(s, err, "running the command on %s", s->host.alias);
+        return cp_remote_words(err, s->host.alias, "running the command on %s", s->host.alias);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
     if (cp_mirror_pull(s->transport, &o, &rep, err) < 0)
-        return mirror_error(s, err, "bringing the changes back from %s (the command exited %d)",
-                            s->host.alias, *status_out);
+        return cp_remote_words(err, s->host.alias,
+                               "bringing the changes back from %s (the command exited %d)",
+                               s->host.alias, *status_out);
     cp_debug("ssh:%s: pulled", s->host.alias);
     return 0;
 }
