@@ -67,8 +67,9 @@ static int far_finish(struct cp_remote *r, const char *what, cp_error_t *err)
     cleanup_free char *shown = cp_escape(eb.data ? eb.data : "");
     /* The far scripts turn what only they can see into exit codes (far/common.sh). */
     int sys = status == CP_FAR_NO_SPACE ? ENOSPC : 0;
-    return cp_error_make(err, CP_ERR_FAILED, sys, "the far side failed while %s (status %d): %s",
-                         what, status, shown);
+    int code = status == CP_FAR_BUSY ? CP_ERR_DENIED : CP_ERR_FAILED;
+    return cp_error_make(err, code, sys, "the far side failed while %s (status %d): %s", what,
+                         status, shown);
 }
 
 static int run_script(struct cp_transport *t, const char *script, const char *far_root,

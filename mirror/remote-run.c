@@ -198,6 +198,18 @@ int cp_remote_lock_renew(struct cp_transport *t, struct cp_far_lock *l, cp_error
     return 0;
 }
 
+char *cp_remote_lock_guard(const struct cp_far_lock *l)
+{
+    if (!l->lease || !l->held)
+        return NULL;
+    /* The path is ours (the place's far layout), the token hex: both plain words. */
+    return xasprintf("cp_l='%s'; case $(cat \"$cp_l\" 2>/dev/null) in 'lease %s '*) "
+                     "echo \"lease %s $(($(date +%%s) + 120))\" >\"$cp_l.new\" && "
+                     "mv -f \"$cp_l.new\" \"$cp_l\" || exit %d ;; *) echo \"the copy's lock was "
+                     "taken from this run\" >&2; exit %d ;; esac; ",
+                     l->path, l->token, l->token, CP_FAR_BUSY, CP_FAR_BUSY);
+}
+
 void cp_remote_lock_release(struct cp_transport *t, struct cp_far_lock *l)
 {
     if (l->holder != NULL) {

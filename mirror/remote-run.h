@@ -26,11 +26,15 @@ struct cp_far_lock {
 /* Takes the copy's lock there (far/lock.sh), waiting while another command holds it. Its answer
  * names the copy there and lists it, into s (the push needs no probe of its own).
  *   lease false: held by a far shell for as long as its stream is open (ssh);
- *   lease true:  a lease of 15 minutes, renewed by cp_remote_lock_renew (cloud). */
+ *   lease true:  a lease of 2 minutes, renewed by cp_remote_lock_renew and by the guard
+ *                before each far script (cloud). */
 int cp_remote_lock_there(struct cp_transport *t, const char *lock_path, const char *far_root,
                          bool lease, const char *place, int stop_fd, struct cp_mirror_session *s,
                          struct cp_far_lock *out, cp_error_t *err);
 int cp_remote_lock_renew(struct cp_transport *t, struct cp_far_lock *l, cp_error_t *err);
+/* A lease's guard: shell text that renews the lease, or leaves with 123 when this run no
+ * longer holds it. A place puts it before every far script it runs. NULL for a held lock. */
+char *cp_remote_lock_guard(const struct cp_far_lock *l);
 /* Frees the lock there (best effort: a lease ends by itself, a holder with its stream). */
 void cp_remote_lock_release(struct cp_transport *t, struct cp_far_lock *l);
 

@@ -5,8 +5,9 @@
 #   hold:    the lock lives as long as this shell, which holds it until its input ends (ssh:
 #            the channel; a cut connection or a killed conch-place frees it by itself).
 #   lease:   the lock is a lease that ends at the time it names unless renewed (cloud: no
-#            channel outlives a request; the far command renews it while it runs).
-#   renew:   pushes the lease TOKEN holds 15 minutes on; release: removes it if TOKEN holds it.
+#            channel outlives a request; every far script renews it first, and the run
+#            renews it while the command runs), so a killed run holds it 2 minutes at most.
+#   renew:   pushes the lease TOKEN holds 2 minutes on; release: removes it if TOKEN holds it.
 case $1 in /*) cp_lock=$1 ;; *) cp_lock=$PWD/$1 ;; esac # still right after the cd below
 cp_root=$2
 cp_mode=$3
@@ -21,7 +22,7 @@ release)
 renew)
     case $(cp_holder) in
     "lease $cp_token "*)
-        echo "lease $cp_token $(($(cp_now) + 900))" >"$cp_lock.new" && mv -f -- "$cp_lock.new" "$cp_lock"
+        echo "lease $cp_token $(($(cp_now) + 120))" >"$cp_lock.new" && mv -f -- "$cp_lock.new" "$cp_lock"
         exit $?
         ;;
     esac
@@ -32,7 +33,7 @@ mkdir -p -- "${cp_lock%/*}" "$cp_root" 2>>"$cp_tmp/err" || {
     echo nofolder
     cp_fail 121
 }
-if [ "$cp_mode" = hold ]; then cp_me="hold $$"; else cp_me="lease $cp_token $(($(cp_now) + 900))"; fi
+if [ "$cp_mode" = hold ]; then cp_me="hold $$"; else cp_me="lease $cp_token $(($(cp_now) + 120))"; fi
 cp_take() { (set -C && echo "$cp_me" >"$cp_lock") 2>/dev/null; }
 # A lock whose holder is gone: its shell ended (hold) or its time passed (lease).
 cp_stale() {

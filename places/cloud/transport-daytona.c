@@ -20,6 +20,7 @@ struct dt_transport {
     struct cp_transport base; /* first: the handle converts both ways */
     struct cp_toolbox *tb;
     char *io_dir;
+    char *guard; /* shell text run before each script (the lease's renewal), or NULL */
     unsigned seq;
 };
 
@@ -91,8 +92,9 @@ static char *far_command(struct dt_remote *r)
 {
     cleanup_free char *io = cp_shell_quote(r->io);
     const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
-    cleanup_free char *inner = xasprintf(
-        "d=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"", io, r->command, in);
+    cleanup_free char *inner =
+        xasprintf("%sd=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"",
+                  r->t->guard ? r->t->guard : "", io, r->command, in);
     cleanup_free char *q = cp_shell_quote(inner);
     return xasprintf("sh -c %s", q);
 }
@@ -192,6 +194,7 @@ static void dt_free(struct cp_transport *base)
 {
     struct dt_transport *t = (struct dt_transport *)base;
     free(t->io_dir);
+    free(t->guard);
     free(t);
 }
 
@@ -216,4 +219,11 @@ int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct c
     t->io_dir = xstrdup(io_dir);
     *out = &t->base;
     return 0;
+}
+
+void cp_transport_daytona_guard(struct cp_transport *base, const char *guard)
+{
+    struct dt_transport *t = (struct dt_transport *)base;
+    free(t->guard);
+    t->guard = guard != NULL ? xstrdup(guard) : NULL;
 }

@@ -187,6 +187,14 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/__test/seed":
                 sb = new_sandbox(req["labels"], req.get("state", "started"), req.get("days", 0))
                 return self.send(200, public(sb))
+            if path == "/__test/replace":
+                # The place removed the chat's sandbox (30 days unused): the next run makes
+                # a new, empty one. Its files go with it.
+                for sid in [k for k, v in SANDBOXES.items()
+                            if v["labels"].get("conch-chat") == req["chat"]]:
+                    del SANDBOXES[sid]
+                    shutil.rmtree(os.path.join(STATE, "sandboxes", sid), ignore_errors=True)
+                return self.send(200, {})
             if path == "/__test/state":
                 return self.send(200, [public(s) for s in SANDBOXES.values()])
         self.send(404, {})
