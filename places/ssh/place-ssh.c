@@ -66,6 +66,7 @@ struct ssh_state {
     bool own_session;         /* false in the keeper: the session is its own */
     int keeper;               /* a connection to a keeper that runs it all, or -1 */
     int stop_fd;              /* in the keeper: the asking run's connection; else -1 */
+    bool stopped;             /* a signal ended the preparation: the run answers 128+n */
     bool start_keeper;        /* none answered: start one once this run is connected */
     struct cp_far_lock flock; /* the far shell holding the copy's lock */
     int local_lock;           /* flock'd file, or -1 */
@@ -88,6 +89,8 @@ static void state_free(struct ssh_state *s)
     if (s->session != NULL)
         libssh2_session_set_timeout(s->session->lib, 0);
     cp_transport_free(s->transport);
+    if (s->session != NULL)
+        s->session->stop_fd = -1; /* the keeper's session outlives this run's stop fd */
     if (s->own_session)
         cp_ssh_session_free(s->session);
     if (s->keeper >= 0)
@@ -245,6 +248,8 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
         if (s->start_keeper)
             cp_ssh_keeper_spawn(alias);
     }
+    /* Every wait of the mirror's transport ends on a signal (or the keeper's client leaving). */
+    s->session->stop_fd = s->stop_fd >= 0 ? s->stop_fd : cp_signals_install();
     /* While the lock's shell starts, the shells for the command and the listing start too. */
     if (s->session->warm_want < 2)
         s->session->warm_want = 2;
@@ -263,6 +268,23 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
     return 0;
 }
 
+/* The signal that stopped this run: the keeper's client's, or this process's. */
+static int stop_signal(const struct ssh_state *s)
+{
+    return s->stop_fd >= 0 ? cp_ssh_keeper_signal(s->stop_fd) : cp_signals_caught();
+}
+
+/* A signal during the locks, the push or the pull: the run ends with 128+n, as a signal
+ * during the command does; what was staged is removed, nothing landed half-way. */
+static int stopped_or(struct ssh_state *s, int rc, int *status_out, cp_error_t *err)
+{
+    if (rc != CP_ERR_INTERRUPTED)
+        return rc;
+    cp_error_free(err);
+    *status_out = 128 + stop_signal(s);
+    return 0;
+}
+
 static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     cleanup_state struct ssh_state *s = NULL;
@@ -270,8 +292,13 @@ static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_er
         return cp_error_code(err);
     int k = cp_ssh_keeper_reach(&s->host, &s->keeper);
     s->start_keeper = k > 0;
-    if (k != 0 && prepare_there(s, req, err) < 0)
-        return cp_error_code(err);
+    int rc = k != 0 ? prepare_there(s, req, err) : 0;
+    if (rc == CP_ERR_INTERRUPTED) {
+        cp_error_free(err);
+        s->stopped = true;
+    } else if (rc < 0) {
+        return rc;
+    }
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -298,6 +325,10 @@ static void stop_far(void *ctx)
 static int ssh_run(void *state, const struct cp_run_request *req, int *status_out, cp_error_t *err)
 {
     struct ssh_state *s = state;
+    if (s->stopped) {
+        *status_out = 128 + stop_signal(s);
+        return 0;
+    }
     if (s->keeper >= 0)
         return cp_ssh_keeper_run(s->keeper, req, status_out, err);
     char **args = xcalloc(cp_strv_len(req->argv) + 4, sizeof(char *));
@@ -319,17 +350,16 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
     cp_debug("ssh:%s: running", s->host.alias);
     int r = cp_ssh_exec(s->session, command, &io, status_out, err);
     cp_debug("ssh:%s: ran, status %d", s->host.alias, *status_out);
-    if (r == CP_ERR_INTERRUPTED) {
-        cp_error_free(err);
-        *status_out =
-            128 + (s->stop_fd >= 0 ? cp_ssh_keeper_signal(s->stop_fd) : cp_signals_caught());
-        return 0;
-    }
+    if (r == CP_ERR_INTERRUPTED)
+        return stopped_or(s, r, status_out, err);
     if (r < 0)
         return cp_remote_words(err, s->host.alias, "running the command on %s", s->host.alias);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
-    if (cp_mirror_pull(s->transport, &o, &rep, err) < 0)
+    int pr = cp_mirror_pull(s->transport, &o, &rep, err);
+    if (pr == CP_ERR_INTERRUPTED)
+        return stopped_or(s, pr, status_out, err);
+    if (pr < 0)
         return cp_remote_words(err, s->host.alias,
                                "bringing the changes back from %s (the command exited %d)",
                                s->host.alias, *status_out);
@@ -350,8 +380,11 @@ int cp_ssh_place_serve(const struct cp_run_request *req, struct cp_ssh_session *
         return cp_error_code(err);
     s->session = session;
     s->stop_fd = client_fd;
-    if (cp_ssh_recheck_host_key(session, &s->host, err) < 0 || prepare_there(s, req, err) < 0)
+    if (cp_ssh_recheck_host_key(session, &s->host, err) < 0)
         return cp_error_code(err);
+    int rc = prepare_there(s, req, err);
+    if (rc < 0)
+        return stopped_or(s, rc, status_out, err);
     return ssh_run(s, req, status_out, err);
 }
 

@@ -15,7 +15,12 @@ keepers() { cat "$T"/conch*/workplaces/keepers/*.lock 2>/dev/null; }
 cleanup() {
     for k in $(keepers); do kill "$k" 2>/dev/null; done
     [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
-    mountpoint -q "$T/small" 2>/dev/null && { umount "$T/small" || ps -eo pid,ppid,args | grep -v grep | grep "$T"; }
+    # The far shells of the small host's sessions end with sshd's children: give them a moment.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        mountpoint -q "$T/small" 2>/dev/null || break
+        umount "$T/small" 2>/dev/null || sleep 0.3
+    done
+    mountpoint -q "$T/small" 2>/dev/null && umount -l "$T/small"
     rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -202,6 +207,38 @@ rc=$(run box -- no-such-command-here)
 
 rc=$(printf 'from-stdin' | timeout 30 "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- cat 2>"$T/err")
 [ "$rc" = from-stdin ] && ok "-i passes standard input on" || fail "stdin: '$rc' $(cat "$T/err")"
+
+# ---- -i streams both ways at once, bounded; SIGTERM ends a run whose input is pending ----
+head -c 100000000 /dev/urandom >"$T/in100"
+want=$(sha256sum <"$T/in100" | cut -d' ' -f1)
+got=$(timeout 120 "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- cat <"$T/in100" 2>"$T/err" |
+    sha256sum | cut -d' ' -f1)
+[ "$got" = "$want" ] && ok "100 MB through -i cat (ssh): byte for byte" ||
+    fail "-i 100 MB: $got != $want $(cat "$T/err")"
+rm -f "$T/in100"
+for how in keeper alone; do
+    k=1
+    [ $how = alone ] && k=0
+    rm -f "$T/fifo" && mkfifo "$T/fifo"
+    sleep 30 >"$T/fifo" & # input that never ends: a writer that stays, and writes nothing
+    writer=$!
+    CONCH_SSH_KEEPER=$k "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- \
+        sh -c 'cat >/dev/null; echo never' conch-pending-$how <"$T/fifo" >"$T/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do pgrep -f "conch-pending-$how" | grep -qv "^$pid\$" && break; sleep 0.1; done
+    sleep 0.3
+    start=$(date +%s%N)
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+    took=$((($(date +%s%N) - start) / 1000000))
+    for _ in $(seq 50); do pgrep -f "sh -c cat >/dev/null; echo never" >/dev/null || break; sleep 0.1; done
+    [ "$rc" = 143 ] && [ "$took" -lt 5000 ] && ! grep -q never "$T/out" &&
+        ! pgrep -f "sh -c cat >/dev/null; echo never" >/dev/null &&
+        ok "SIGTERM with input still pending (ssh, $how): 143 in ${took} ms, the far command gone" ||
+        fail "SIGTERM pending ($how): rc=$rc took=${took}ms $(cat "$T/out")"
+    kill $writer 2>/dev/null
+done
 
 # ---- nothing lost: a far copy that proves itself (issue 9) ----
 # The copy there removed (a wiped disk, someone cleaning ~/.conch-place): everything is sent
