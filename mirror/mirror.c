@@ -17,6 +17,7 @@
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
 #include "mirror/pack.h"
+#include "mirror/progress.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
@@ -232,7 +233,14 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     const char *argv[] = {o->far_root, new_id, NULL};
     if (cp_remote_start(t, cp_far_unpack_script, argv, &r, err) < 0)
         return cp_error_wrap(err, "while starting the far side's unpack");
-    int rc = cp_pack_push(r, o->rootfd, p->send, p->nsend, p->del, p->ndel, p->sent, rep, err);
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->nsend; i++)
+        total += p->send[i]->sig.size;
+    struct cp_progress progress;
+    cp_progress_begin(&progress, STDERR_FILENO, "sending", total);
+    int rc = cp_pack_push(r, o->rootfd, p->send, p->nsend, p->del, p->ndel, p->sent, rep, &progress,
+                          err);
+    cp_progress_end(&progress);
     if (rc == 0)
         rc = cp_remote_close_stdin(r, err);
     if (rc == 0)
@@ -391,6 +399,7 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
 struct source {
     struct cp_remote *r;
     cp_error_t *err;
+    struct cp_progress progress;
     char buf[64 * 1024];
 };
 
@@ -402,6 +411,7 @@ static la_ssize_t source_read(struct archive *a, void *ctx, const void **out)
         archive_set_error(a, EIO, "the stream from the far side broke");
         return -1;
     }
+    cp_progress_add(&s->progress, (uint64_t)n);
     *out = s->buf;
     return n;
 }
@@ -418,7 +428,8 @@ static int ask_list(const struct pull_plan *p, struct cp_buf *b, cp_error_t *err
 
 /* Stages everything the far side sends; commits only after its end and a zero status. */
 static int pull_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
-                         struct pull_plan *p, struct cp_mirror_report *rep, cp_error_t *err)
+                         struct pull_plan *p, uint64_t total, struct cp_mirror_report *rep,
+                         cp_error_t *err)
 {
     cleanup_landing struct cp_landing l = {.stagefd = -1};
     uint64_t max = o->max_pull_bytes ? o->max_pull_bytes : CP_LAND_MAX_BYTES;
@@ -435,10 +446,12 @@ static int pull_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     cleanup_free struct source *s = xcalloc(1, sizeof(*s));
     s->r = r;
     s->err = err;
+    cp_progress_begin(&s->progress, STDERR_FILENO, "bringing back", total);
     cleanup_archive_read struct archive *a = cp_archive_reader_new();
     int rc = archive_read_open(a, s, NULL, source_read, NULL) == ARCHIVE_OK
                  ? cp_landing_read(&l, a, err)
                  : cp_error_make(err, CP_ERR_UNSAFE, 0, "the far side sent no archive");
+    cp_progress_end(&s->progress);
     if (rc == 0)
         rc = read_all(r, false, TRAILER_MAX, true, &trailer, err);
     if (far_finish(r, "packing the changes", err) < 0 || rc < 0)
@@ -561,7 +574,12 @@ int cp_mirror_pull(struct cp_transport *t, const struct cp_mirror_opts *o,
     const struct cp_listing *there_l = &now.before;
     struct pull_plan p __attribute__((cleanup(pull_plan_dispose))) = {0};
     plan_pull(there_l, &m, after, o->rules, &p, rep);
-    if (p.nasks > 0 && pull_exchange(t, o, &p, rep, err) < 0)
+    uint64_t total = 0;
+    for (size_t i = 0; i < p.nasks; i++) {
+        const struct cp_entry *f = cp_listing_find(there_l, p.asks[i].path);
+        total += f != NULL ? f->sig.size : 0;
+    }
+    if (p.nasks > 0 && pull_exchange(t, o, &p, total, rep, err) < 0)
         return cp_error_wrap(err, "while bringing back the changes; nothing landed");
     if (p.nasks == 0 && p.ngone == 0 && m.n == count_still_there(&m, there_l))
         return 0; /* the agreed state is the one already saved */

@@ -458,6 +458,18 @@ rc=$(run cut -- true)
     cmp -s "$W/cutbig.bin" "$(FARCOPY c1)/cutbig.bin" && ok "the next run recovers: both files whole" ||
     fail "recovery: rc=$rc $(cat "$T/err")"
 
+# ---- a progress line for a large push, on a terminal only (issue 13) ----
+head -c 25000000 /dev/urandom >"$W/large.bin"
+rc=$(run box -- true)
+! grep -q 'sending' "$T/err" && [ "$rc" = 0 ] && ok "progress: quiet when standard error is no terminal" ||
+    fail "progress without a terminal: rc=$rc $(cat "$T/err")"
+head -c 25000000 /dev/urandom >"$W/large.bin"
+script -qec "'$CP' run --place ssh:box --workdir '$W' --chat c1 -- true" "$T/typescript" >/dev/null 2>&1 </dev/null
+grep -q 'conch-place: sending [0-9]* of 25 MB' "$T/typescript" &&
+    ok "progress: a line for a 25 MB push on a terminal" || fail "progress on a terminal: $(cat -v "$T/typescript")"
+rm -f "$W/large.bin"
+rc=$(run box -- true)
+
 # ---- places and doctor ----
 "$CP" places --json >"$T/places.json" 2>"$T/err"
 grep -q '"place":"ssh:box","ready":true' "$T/places.json" &&
