@@ -12,6 +12,7 @@
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
 #include "mirror/remote-run.h"
+#include "places/cloud/cloud_stdin.h"
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox.h"
 #include "places/cloud/toolbox.h"
@@ -36,6 +37,7 @@ struct cloud_state {
     struct cp_transport *transport;
     struct cp_far_lock flock; /* the copy's lease in the sandbox */
     int local_lock;           /* flock'd here, or -1 */
+    bool stopped;             /* a signal ended the preparation: the run answers 128+n */
     int rootfd;
 };
 
@@ -43,6 +45,8 @@ static void state_free(struct cloud_state *s)
 {
     if (s == NULL)
         return;
+    if (s->transport != NULL)
+        cp_transport_daytona_closing(s->transport);
     cp_remote_lock_release(s->transport, &s->flock);
     cp_transport_free(s->transport);
     cp_cleanup_closep(&s->local_lock);
@@ -136,14 +140,11 @@ static int pull(struct cloud_state *s, cp_error_t *err)
 static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     __attribute__((cleanup(cleanup_statep))) struct cloud_state *s = xcalloc(1, sizeof(*s));
+    cp_signals_install(); /* a signal from here on ends the run with 128+n, the lease freed */
     s->local_lock = -1;
     s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot open %s", req->workdir);
-    if (req->interactive)
-        return cp_error_make(err, CP_ERR_USAGE, 0,
-                             "the cloud place cannot pass standard input "
-                             "on yet; run without -i");
     if (connect_api(req->config, &s->d, err) < 0 ||
         find_sandbox(s->d, req->chat, &s->sb, err) < 0 ||
         cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
@@ -241,24 +242,43 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
                      cp_error_t *err)
 {
     struct cloud_state *s = state;
+    if (s->stopped) {
+        *status_out = 128 + cp_signals_caught();
+        return 0;
+    }
     cleanup_free char *root = xasprintf("%s/work", s->far_root);
     cleanup_free char *cmd = command_text(root, req->argv);
     cleanup_free char *sid = xasprintf("conch-%ld-%ld", (long)getpid(), (long)time(NULL));
     cleanup_free char *cid = NULL;
+    cleanup_free char *io = xasprintf("%s/.conch-io/%s", s->far_root, sid);
     if (cp_toolbox_session_create(&s->tb, sid, err) < 0 ||
-        cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0)
+        (!req->interactive && cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0))
         return cp_error_wrap(err, "starting the command in sandbox %s", s->sb.id);
-    int r = follow_command(s, sid, cid, status_out, err);
+    int r = req->interactive ? cp_cloud_run_streamed(&s->tb, sid, io, root, req->argv, STDIN_FILENO,
+                                                     STDOUT_FILENO, STDERR_FILENO, status_out, err)
+                             : follow_command(s, sid, cid, status_out, err);
     cleanup_error cp_error_t derr = NULL;
     /* Deleting the session ends a command still running there (an interrupt). */
     cp_toolbox_session_delete(&s->tb, sid, &derr);
+    if (req->interactive) { /* the chunks left there: the input not taken, the output not sent */
+        cleanup_free char *qio = cp_shell_quote(io);
+        cleanup_free char *rm = xasprintf("rm -rf %s", qio);
+        int st = 0;
+        cp_toolbox_execute(&s->tb, rm, 60, &st, NULL, &derr);
+    }
     if (r == CP_ERR_INTERRUPTED) {
         *status_out = 128 + cp_signals_caught();
         return 0;
     }
     if (r < 0)
         return r;
-    if (pull(s, err) < 0)
+    int pr = pull(s, err);
+    if (pr == CP_ERR_INTERRUPTED) {
+        cp_error_free(err);
+        *status_out = 128 + cp_signals_caught();
+        return 0;
+    }
+    if (pr < 0)
         return cp_remote_words(err, s->sb.id, "bringing the work folder back from sandbox %s",
                                s->sb.id);
     return 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "places/cloud/transport-daytona.h"
+#include "src/base/signals.h"
 #include "src/base/util.h"
 
 #define STDIN_MAX  (1200ULL * 1024 * 1024) /* the mirror's 1 GB, with its archive overhead */
@@ -20,7 +21,8 @@ struct dt_transport {
     struct cp_transport base; /* first: the handle converts both ways */
     struct cp_toolbox *tb;
     char *io_dir;
-    char *guard; /* shell text run before each script (the lease's renewal), or NULL */
+    char *guard;  /* shell text run before each script (the lease's renewal), or NULL */
+    bool closing; /* the run is ending: its last scripts (the lease's release) run anyway */
     unsigned seq;
 };
 
@@ -115,6 +117,9 @@ static int run_once(struct dt_remote *r, cp_error_t *err)
     if (r->ran)
         return 0;
     r->ran = 1;
+    /* A signal ends the mirror at the next request: nothing lands half-way, the lease ends. */
+    if (cp_signals_caught() != 0 && !r->t->closing)
+        return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped");
     if (r->in_len > 0) {
         cleanup_free char *in = xasprintf("%s/in", r->io);
         if (cp_toolbox_upload(r->t->tb, in, r->in_fd, err) < 0)
@@ -226,4 +231,9 @@ void cp_transport_daytona_guard(struct cp_transport *base, const char *guard)
     struct dt_transport *t = (struct dt_transport *)base;
     free(t->guard);
     t->guard = guard != NULL ? xstrdup(guard) : NULL;
+}
+
+void cp_transport_daytona_closing(struct cp_transport *base)
+{
+    ((struct dt_transport *)base)->closing = true;
 }
