@@ -72,3 +72,18 @@ tests_unit_test_mirror_sync_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_mirror_sync_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_mirror_sync
 endif
+
+# The far side's answer to the lock or the probe (the copy's id, then its listing).
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_far_answer
+tests_fuzz_fuzz_far_answer_SOURCES = tests/fuzz/fuzz_far_answer.c
+tests_fuzz_fuzz_far_answer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_far_answer_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_far_answer
+tests_fuzz_replay_far_answer_SOURCES = tests/fuzz/fuzz_far_answer.c tests/fuzz/replay.c
+tests_fuzz_replay_far_answer_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/far_answer\"
+tests_fuzz_replay_far_answer_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_far_answer
