@@ -4,13 +4,15 @@
  * On the far side, under the login's home (sshd starts commands there, so every path is
  * relative and no '~' is ever expanded):
  *   .conch-place/copies/CHAT/NAME   the copy (NAME: the work folder's own name, so tools that
- *                                   read their folder's name see the same one)
- *   .conch-place/locks/CHAT         the copy's lock: the pid of the shell holding it
+ *                                   read their folder's name see the same one); its
+ *                                   .conch-mirror-id names it (mirror/mirror.h)
+ *   .conch-place/locks/CHAT         the copy's lock: "hold PID" of the shell holding it
  *   .conch-place/locks/CHAT.pgid    the process group of the command running in the copy
- * The lock is held by a far shell that lives exactly as long as our channel to it, so a
- * crash here, a cut connection or a killed conch-place frees it by itself. Here, a flock on
+ * The lock (mirror/far/lock.sh, taken through mirror/remote-run.c) is held by a far shell that
+ * lives exactly as long as our channel to it, so a crash here, a cut connection or a killed
+ * conch-place frees it by itself; its answer names and lists the copy. Here, a flock on
  * $CONCH_HOME/workplaces/PLACE/CHAT.manifest.lock keeps two commands of this computer apart
- * before either connects. */
+ * before either connects. A second command waits its turn at either lock. */
 #include "config.h"
 
 #include <errno.h>
