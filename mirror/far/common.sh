@@ -30,8 +30,9 @@ cp_fail() {
 # The copy's id (issue 9): "conch-id ID", or "conch-id -" when the copy has none.
 cp_id() {
     i=
-    [ -f .conch-mirror-id ] && i=$(head -c 64 .conch-mirror-id 2>/dev/null | tr -cd 0-9a-f)
-    printf 'conch-id %s\n' "${i:--}"
+    [ -f .conch-mirror-id ] && IFS= read -r i <.conch-mirror-id 2>/dev/null
+    case $i in *[!0-9a-f]* | '') i=- ;; esac # builtins only: this runs in every lock
+    printf 'conch-id %s\n' "$i"
 }
 
 # The copy usually exists: cd first, so that mkdir runs only the first time.
