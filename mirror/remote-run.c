@@ -151,23 +151,26 @@ int cp_remote_lock_there(struct cp_transport *t, const char *lock_path, const ch
                                 .root = xstrdup(far_root),
                                 .token = new_token(),
                                 .lease = lease};
-    for (int waited_s = 0;; waited_s += 2) {
+    /* The first retry comes soon: the last run's far shell may still be letting go. */
+    for (int tries = 0, waited_ms = 0;; tries++) {
         cleanup_free char *who = NULL;
         int r = try_lock(t, out, place, s, &who, err);
         if (r <= 0)
             return r;
-        if (waited_s == 0)
+        if (tries == 1)
             cp_say("another command runs in this chat's copy on %s (far %s); waiting for it to "
                    "end",
                    place, who);
-        if (waited_s >= LOCK_WAIT_S) {
+        if (waited_ms >= LOCK_WAIT_S * 1000) {
             cp_error_make(err, CP_ERR_DENIED, 0,
                           "another command runs in this chat's copy on %s (far %s)", place, who);
             cp_error_hint(err, "One command at a time per copy: wait for it to end, or give "
                                "this one another --chat.");
             return CP_ERR_DENIED;
         }
-        if (pause_or_stop(stop_fd, 2000, err) < 0)
+        int ms = tries == 0 ? 200 : 2000;
+        waited_ms += ms;
+        if (pause_or_stop(stop_fd, ms, err) < 0)
             return cp_error_code(err);
     }
 }
