@@ -10,6 +10,8 @@ libconch_la_SOURCES += \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
+	mirror/remote-run.c mirror/remote-run.h \
+	mirror/progress.c mirror/progress.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c
@@ -17,12 +19,13 @@ CLEANFILES = mirror/far-scripts.c
 
 MIRROR_FAR = $(srcdir)/mirror/far
 mirror/far-scripts.c: $(MIRROR_FAR)/embed.sh $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/list.sh \
-		$(MIRROR_FAR)/unpack.sh $(MIRROR_FAR)/pack.sh
+		$(MIRROR_FAR)/unpack.sh $(MIRROR_FAR)/pack.sh $(MIRROR_FAR)/lock.sh
 	$(AM_V_GEN)mkdir -p mirror && { \
 	  printf '/* Generated from mirror/far by embed.sh; do not edit. */\n#include "mirror/far.h"\n'; \
 	  sh $(MIRROR_FAR)/embed.sh cp_far_list_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/list.sh; \
 	  sh $(MIRROR_FAR)/embed.sh cp_far_unpack_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/unpack.sh; \
 	  sh $(MIRROR_FAR)/embed.sh cp_far_pack_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/pack.sh; \
+	  sh $(MIRROR_FAR)/embed.sh cp_far_lock_script $(MIRROR_FAR)/common.sh $(MIRROR_FAR)/lock.sh; \
 	} >$@.tmp && mv $@.tmp $@
 
 EXTRA_DIST += mirror/far
@@ -69,3 +72,18 @@ tests_unit_test_mirror_sync_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_mirror_sync_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_mirror_sync
 endif
+
+# The far side's answer to the lock or the probe (the copy's id, then its listing).
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_far_answer
+tests_fuzz_fuzz_far_answer_SOURCES = tests/fuzz/fuzz_far_answer.c
+tests_fuzz_fuzz_far_answer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_far_answer_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_far_answer
+tests_fuzz_replay_far_answer_SOURCES = tests/fuzz/fuzz_far_answer.c tests/fuzz/replay.c
+tests_fuzz_replay_far_answer_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/far_answer\"
+tests_fuzz_replay_far_answer_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_far_answer

@@ -1,5 +1,6 @@
-/* Manifest files: "conch-mirror-manifest 1\n", then per file its name, a NUL, and ten decimal
- * fields ending in a newline. Names may hold any byte but NUL, so they end with one. */
+/* Manifest files: "conch-mirror-manifest 2\n", "copy ID\n" and "place IDENTITY\n" (the far
+ * copy's identity, "-" when none; version 1 had neither), then per file its name, a NUL, and ten
+ * decimal fields ending in a newline. Names may hold any byte but NUL, so they end with one. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,16 +14,28 @@
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
-#define MANIFEST_HEADER "conch-mirror-manifest 1\n"
-#define MANIFEST_MAX    (256u * 1024 * 1024)
+#define MANIFEST_HEADER    "conch-mirror-manifest 2\n"
+#define MANIFEST_HEADER_V1 "conch-mirror-manifest 1\n"
+#define MANIFEST_MAX       (256u * 1024 * 1024)
 
 void cp_manifest_dispose(struct cp_manifest *m)
 {
     for (size_t i = 0; i < m->n; i++)
         free(m->v[i].path);
     free(m->v);
+    free(m->copy_id);
+    free(m->place_id);
     m->v = NULL;
+    m->copy_id = m->place_id = NULL;
     m->n = m->cap = 0;
+}
+
+void cp_manifest_set_identity(struct cp_manifest *m, const char *copy_id, const char *place_id)
+{
+    free(m->copy_id);
+    free(m->place_id);
+    m->copy_id = copy_id != NULL ? xstrdup(copy_id) : NULL;
+    m->place_id = place_id != NULL ? xstrdup(place_id) : NULL;
 }
 
 static int mentry_cmp(const void *a, const void *b)
@@ -151,6 +164,12 @@ int cp_manifest_save(const char *path, const struct cp_manifest *m, cp_error_t *
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, MANIFEST_MAX);
     int ok = cp_buf_append(&b, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) == 0;
+    cleanup_free char *ident = xasprintf("copy %s\nplace %s\n", m->copy_id ? m->copy_id : "-",
+                                         m->place_id ? m->place_id : "-");
+    if (strpbrk(m->copy_id ? m->copy_id : "", "\n") ||
+        strpbrk(m->place_id ? m->place_id : "", "\n"))
+        return cp_error_make(err, CP_ERR_FAILED, 0, "a copy's identity holds a new line");
+    ok = ok && cp_buf_append(&b, ident, strlen(ident)) == 0;
     for (size_t i = 0; ok && i < m->n; i++) {
         ok = cp_buf_append(&b, m->v[i].path, strlen(m->v[i].path) + 1) == 0;
         append_sig(&b, &m->v[i].here, ' ', &ok);
@@ -196,9 +215,28 @@ static int parse_sig(const char **p, const char *end, char last, struct cp_sig *
     return 0;
 }
 
-static int parse_manifest(const char *data, size_t len, struct cp_manifest *out)
+/* "KEY VALUE\n" at *p; VALUE "-" is none. */
+static int ident_line(const char **p, const char *end, const char *key, char **out)
+{
+    size_t k = strlen(key);
+    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+    if (nl == NULL || (size_t)(nl - *p) <= k + 1 || memcmp(*p, key, k) != 0 || (*p)[k] != ' ')
+        return -1;
+    const char *v = *p + k + 1;
+    if (memchr(v, '\0', (size_t)(nl - v)) != NULL)
+        return -1;
+    if (!(nl - v == 1 && v[0] == '-'))
+        *out = xasprintf("%.*s", (int)(nl - v), v);
+    *p = nl + 1;
+    return 0;
+}
+
+static int parse_manifest(const char *data, size_t len, bool v2, struct cp_manifest *out)
 {
     const char *p = data + strlen(MANIFEST_HEADER), *end = data + len;
+    if (v2 && (ident_line(&p, end, "copy", &out->copy_id) < 0 ||
+               ident_line(&p, end, "place", &out->place_id) < 0))
+        return -1;
     while (p < end) {
         const char *nul = memchr(p, '\0', (size_t)(end - p));
         struct cp_sig here, there;
@@ -223,8 +261,11 @@ int cp_manifest_load(const char *path, struct cp_manifest *out, cp_error_t *err)
             return 0;
         return cp_error_make(err, cp_error_code(&rerr), 0, "%s", rerr->msg);
     }
-    if (len < strlen(MANIFEST_HEADER) || memcmp(data, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) ||
-        parse_manifest(data, len, out) < 0) {
+    bool v2 = len >= strlen(MANIFEST_HEADER) &&
+              memcmp(data, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) == 0;
+    bool v1 = len >= strlen(MANIFEST_HEADER_V1) &&
+              memcmp(data, MANIFEST_HEADER_V1, strlen(MANIFEST_HEADER_V1)) == 0;
+    if ((!v1 && !v2) || parse_manifest(data, len, v2, out) < 0) {
         cp_manifest_dispose(out);
         int code =
             cp_error_make(err, CP_ERR_FAILED, 0, "the mirror's manifest %s is damaged", path);

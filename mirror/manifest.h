@@ -16,6 +16,8 @@ struct cp_mentry {
 struct cp_manifest {
     struct cp_mentry *v; /* sorted by path (strcmp) */
     size_t n, cap;
+    char *copy_id;  /* the far copy's own id when both sides agreed; NULL: none known */
+    char *place_id; /* the place it lives in (host key, user, path; sandbox id); NULL: none */
 };
 
 void cp_manifest_dispose(struct cp_manifest *m);
@@ -23,6 +25,9 @@ void cp_manifest_dispose(struct cp_manifest *m);
 
 /* $CONCH_HOME/workplaces/PLACE/CHAT.manifest, the two names made safe as file names. */
 int cp_manifest_path(const char *place, const char *chat, int create, char **out, cp_error_t *err);
+
+/* Sets the identity fields (copies of the strings; NULL clears). */
+void cp_manifest_set_identity(struct cp_manifest *m, const char *copy_id, const char *place_id);
 
 /* An absent file is an empty manifest (a first sync). A damaged one is an error: the
  * person may delete it (DESIGN.md: derived state). */

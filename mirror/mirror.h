@@ -4,6 +4,7 @@
 #ifndef CONCH_MIRROR_MIRROR_H
 #define CONCH_MIRROR_MIRROR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mirror/listing.h"
@@ -12,6 +13,25 @@
 #include "mirror/transport.h"
 #include "src/base/error.h"
 
+/* What one run learns of the far copy, shared by its push and its pull: which copy is there,
+ * and its files as the command finds them, so that the pull deletes here only what the
+ * command removed (issue 9). */
+struct cp_mirror_session {
+    bool probed;              /* far_id and before are known (the far lock's answer, or a probe) */
+    char *far_id;             /* the id the copy holds there; NULL: no copy there */
+    struct cp_listing before; /* the copy's files: as probed, then as the push left them */
+    bool pushed;              /* before is the listing after this run's push */
+    bool fresh;               /* no copy known there: everything sent, no deletion inferred */
+};
+
+void cp_mirror_session_dispose(struct cp_mirror_session *s);
+/* Reads a probe's answer ("conch-id ID" line, then the far listing) into s. */
+int cp_mirror_session_parse(struct cp_mirror_session *s, const char *data, size_t len,
+                            size_t max_files, cp_error_t *err);
+
+/* The copy's id file at the far copy's root: never listed, sent or brought back. */
+#define CP_MIRROR_ID_NAME ".conch-mirror-id"
+
 struct cp_mirror_opts {
     int rootfd;                   /* the work folder, opened once for the whole run (case 30) */
     const char *far_root;         /* the far copy's folder, as the far shell names it */
@@ -19,6 +39,9 @@ struct cp_mirror_opts {
     const struct cp_rules *rules; /* NULL: the default protected places */
     struct cp_limits limits;      /* zeros: 50,000 files, 1 GB */
     uint64_t max_pull_bytes;      /* zero: 512 MB */
+    const char *place_id;         /* the far place's identity (host key, user, path; sandbox id) */
+    struct cp_mirror_session *session; /* shared by one run's push and pull; NULL: push alone
+                                          probes, pull deletes nothing */
 };
 
 /* Sends what changed here since the manifest, and the deletions; records the far side's

@@ -20,6 +20,7 @@
 struct sink {
     struct cp_remote *r;
     cp_error_t *err;
+    struct cp_progress *progress; /* or NULL */
 };
 
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
@@ -29,6 +30,8 @@ static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size
         archive_set_error(a, EIO, "the far side stopped reading");
         return -1;
     }
+    if (s->progress != NULL)
+        cp_progress_add(s->progress, len);
     return (la_ssize_t)len;
 }
 
@@ -149,9 +152,9 @@ static int pack_sent(struct archive *a, const struct cp_entry *const *files, siz
 
 int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
                  const char *const *deletions, size_t ndel, bool *sent,
-                 struct cp_mirror_report *rep, cp_error_t *err)
+                 struct cp_mirror_report *rep, struct cp_progress *progress, cp_error_t *err)
 {
-    struct sink s = {r, err};
+    struct sink s = {r, err, progress};
     cleanup_archive_write struct archive *a = archive_write_new();
     if (a == NULL || archive_write_set_format_gnutar(a) != ARCHIVE_OK ||
         archive_write_add_filter_none(a) != ARCHIVE_OK ||

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "mirror/listing.h"
+#include "mirror/progress.h"
 #include "mirror/report.h"
 #include "mirror/transport.h"
 #include "src/base/error.h"
@@ -18,6 +19,6 @@
  * was read is still well-formed in the stream but must not be recorded as agreed. */
 int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
                  const char *const *deletions, size_t ndel, bool *sent,
-                 struct cp_mirror_report *rep, cp_error_t *err);
+                 struct cp_mirror_report *rep, struct cp_progress *progress, cp_error_t *err);
 
 #endif

@@ -3,6 +3,10 @@
 # streams, and find prints them with a "./" prefix so none can start with a dash.
 set -u
 umask 022
+# The tools every script needs; the first missing one is named on standard output (124).
+for cp_t in tar find xargs stat mktemp; do
+    command -v "$cp_t" >/dev/null 2>&1 || { echo "missing $cp_t"; exit 124; }
+done
 cp_tmp=$(mktemp -d "${TMPDIR:-/tmp}/conch-mirror.XXXXXX") || exit 120
 trap 'rm -rf "$cp_tmp"' EXIT HUP INT TERM
 
@@ -12,12 +16,29 @@ cp_flush_err() {
     if [ -s "$cp_tmp/err" ]; then head -c 65536 "$cp_tmp/err" >&2; fi
 }
 
+# A failure whose words say the disk is full leaves with 122, so the near side chooses its
+# words from the code (mirror/far.h); the tools' own words are the only place errno shows.
+cp_fail() {
+    if grep -q -e 'No space left' -e 'Disk quota' -e 'Wrote only' "$cp_tmp/err" 2>/dev/null; then
+        cp_flush_err
+        exit 122
+    fi
+    cp_flush_err
+    exit "$1"
+}
+
+# The copy's id (issue 9): "conch-id ID", or "conch-id -" when the copy has none.
+cp_id() {
+    i=
+    [ -f .conch-mirror-id ] && IFS= read -r i <.conch-mirror-id 2>/dev/null
+    case $i in *[!0-9a-f]* | '') i=- ;; esac # builtins only: this runs in every lock
+    printf 'conch-id %s\n' "$i"
+}
+
 # The copy usually exists: cd first, so that mkdir runs only the first time.
 cp_enter() {
-    cd -- "$1" 2>/dev/null || { mkdir -p -- "$1" 2>>"$cp_tmp/err" && cd -- "$1" 2>>"$cp_tmp/err"; } || {
-        cp_flush_err
-        exit 121
-    }
+    cd -- "$1" 2>/dev/null || { mkdir -p -- "$1" 2>>"$cp_tmp/err" && cd -- "$1" 2>>"$cp_tmp/err"; } ||
+        cp_fail 121
 }
 
 # The listing, in one of two forms the near side both reads:
@@ -40,7 +61,7 @@ cp_gnu_find() {
 }
 
 cp_find() {
-    find . \( -type d \( -iname node_modules -o -iname .venv -o -iname venv \
+    find . \( -path ./.conch-mirror-id -prune \) -o \( -type d \( -iname node_modules -o -iname .venv -o -iname venv \
         -o -iname target -o -iname __pycache__ -o -iname .gradle -o -iname .tox \
         -o -name '.conch-staging-*' -o -path ./.git/hooks \) -prune \) \
         -o \( -type f "$@" \) 2>>"$cp_tmp/err"

@@ -1,7 +1,7 @@
-# unpack ROOT: standard input is a tar written by conch-place; it may hold the deletion list
+# unpack ROOT [ID]: standard input is a tar written by conch-place; it may hold the deletion list
 # as .conch-mirror-deletions (NUL-separated names) and .conch-mirror-sent (the names it
 # holds, "./NAME" NUL-separated). Extracts, deletes, then lists what was sent (everything if
-# the tar does not say).
+# the tar does not say). With ID, the copy is new: its id is written once all arrived.
 cp_enter "$1"
 tar -xf - 2>>"$cp_tmp/err"
 rc=$?
@@ -14,9 +14,10 @@ if [ -f .conch-mirror-deletions ]; then
     xargs -0 rm -f -- <.conch-mirror-deletions 2>>"$cp_tmp/err"
     rm -f .conch-mirror-deletions
 fi
-if [ "$rc" -ne 0 ]; then
-    cp_flush_err
-    exit "$rc"
+[ "$rc" -eq 0 ] || cp_fail "$rc"
+if [ -n "${2:-}" ]; then
+    { printf '%s\n' "$2" >.conch-mirror-id.new && mv -f .conch-mirror-id.new .conch-mirror-id; } \
+        2>>"$cp_tmp/err" || cp_fail 1
 fi
 if [ -n "$listed" ]; then
     cp_list "$listed"

@@ -314,6 +314,7 @@ static int perform_once(struct cp_daytona *d, const struct cp_daytona_call *c, c
         .body_len = c->body ? strlen(c->body) : 0,
         .reader = c->reader,
         .reader_ctx = c->reader_ctx,
+        .mime = c->mime,
         .writer = c->writer,
         .writer_ctx = c->writer_ctx,
         .headers = headers,
@@ -347,7 +348,8 @@ int cp_daytona_request(struct cp_daytona *d, const struct cp_daytona_call *c, js
                        ? cp_error_wrap(err, "%s %s", c->method, c->url)
                        : 0;
         }
-        if (!retryable(c, resp.status) || attempt + 1 >= d->max_attempts || c->reader != NULL)
+        if (!retryable(c, resp.status) || attempt + 1 >= d->max_attempts || c->reader != NULL ||
+            c->mime != NULL)
             return status_error(c, &resp, err);
         long wait = next_wait(d, &resp, attempt);
         cp_debug("Daytona answered %ld to %s; trying again in %ld ms", resp.status, c->method,

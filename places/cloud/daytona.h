@@ -35,6 +35,7 @@ struct cp_daytona_call {
     const char *content_type;
     cp_http_reader reader; /* a streamed upload instead of body */
     void *reader_ctx;
+    curl_mime *mime;       /* a multipart upload instead of body (never retried) */
     cp_http_writer writer; /* a streamed download */
     void *writer_ctx;
     const char *const *headers; /* extra lines, NULL-terminated */

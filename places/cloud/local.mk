@@ -4,6 +4,7 @@ libconch_la_SOURCES += \
 	places/cloud/sandbox-json.c places/cloud/sandbox.c places/cloud/sandbox.h \
 	places/cloud/toolbox.c places/cloud/toolbox.h \
 	places/cloud/transport-daytona.c places/cloud/transport-daytona.h \
+	places/cloud/cloud_stdin.c places/cloud/cloud_stdin.h \
 	places/cloud/place-cloud.c
 
 # The place end to end against a Daytona test server on loopback (tests/cloud/).

@@ -11,6 +11,8 @@
 
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
+#include "mirror/remote-run.h"
+#include "places/cloud/cloud_stdin.h"
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox.h"
 #include "places/cloud/toolbox.h"
@@ -30,6 +32,12 @@ struct cloud_state {
     struct cp_toolbox tb;
     char *far_root;
     char *manifest;
+    char *place_id;                  /* the sandbox the copy lives in */
+    struct cp_mirror_session mirror; /* what this run's push learned, for its pull */
+    struct cp_transport *transport;
+    struct cp_far_lock flock; /* the copy's lease in the sandbox */
+    int local_lock;           /* flock'd here, or -1 */
+    bool stopped;             /* a signal ended the preparation: the run answers 128+n */
     int rootfd;
 };
 
@@ -37,10 +45,17 @@ static void state_free(struct cloud_state *s)
 {
     if (s == NULL)
         return;
+    if (s->transport != NULL)
+        cp_transport_daytona_closing(s->transport);
+    cp_remote_lock_release(s->transport, &s->flock);
+    cp_transport_free(s->transport);
+    cp_cleanup_closep(&s->local_lock);
     cp_toolbox_dispose(&s->tb);
     cp_daytona_free(s->d);
     free(s->far_root);
     free(s->manifest);
+    free(s->place_id);
+    cp_mirror_session_dispose(&s->mirror);
     cp_cleanup_closep(&s->rootfd);
     free(s);
 }
@@ -81,28 +96,55 @@ static int find_sandbox(struct cp_daytona *d, const char *chat, struct cp_sandbo
     return r;
 }
 
-static int mirror(struct cloud_state *s, bool push, cp_error_t *err)
+static struct cp_mirror_opts mirror_opts(struct cloud_state *s, const char *root)
+{
+    return (struct cp_mirror_opts){.rootfd = s->rootfd,
+                                   .far_root = root,
+                                   .manifest_path = s->manifest,
+                                   .place_id = s->place_id,
+                                   .session = &s->mirror};
+}
+
+/* The shared steps (mirror/remote-run.h): the locks here and there, the copy's identity from
+ * the lock's answer, the push. The sandbox's id is the copy's place: a sandbox made anew
+ * (removed after 30 days unused) is another place, its copy sent whole, nothing deleted. */
+static int lock_and_push(struct cloud_state *s, cp_error_t *err)
 {
     cleanup_free char *io = xasprintf("%s/.conch-io", s->far_root);
-    cleanup_transport struct cp_transport *t = NULL;
-    if (cp_transport_daytona_new(&s->tb, io, &t, err) < 0)
-        return cp_error_code(err);
     cleanup_free char *root = xasprintf("%s/work", s->far_root);
-    struct cp_mirror_opts o = {.rootfd = s->rootfd, .far_root = root, .manifest_path = s->manifest};
+    cleanup_free char *lock = xasprintf("%s/lock", s->far_root);
+    cleanup_free char *where = xasprintf("sandbox %s", s->sb.id);
+    s->place_id = xasprintf("cloud sandbox %s", s->sb.id);
+    if (cp_remote_lock_here(s->manifest, "cloud", -1, &s->local_lock, err) < 0 ||
+        cp_transport_daytona_new(&s->tb, io, &s->transport, err) < 0 ||
+        cp_remote_lock_there(s->transport, lock, root, true, where, -1, &s->mirror, &s->flock,
+                             err) < 0)
+        return cp_remote_words(err, where, "taking the copy's lock in %s", where);
+    cleanup_free char *guard = cp_remote_lock_guard(&s->flock);
+    cp_transport_daytona_guard(s->transport, guard);
+    struct cp_mirror_opts o = mirror_opts(s, root);
     struct cp_mirror_report rep = {0};
-    return push ? cp_mirror_push(t, &o, &rep, err) : cp_mirror_pull(t, &o, &rep, err);
+    if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
+        return cp_remote_words(err, where, "copying the work folder to %s", where);
+    return 0;
+}
+
+static int pull(struct cloud_state *s, cp_error_t *err)
+{
+    cleanup_free char *root = xasprintf("%s/work", s->far_root);
+    struct cp_mirror_opts o = mirror_opts(s, root);
+    struct cp_mirror_report rep = {0};
+    return cp_mirror_pull(s->transport, &o, &rep, err);
 }
 
 static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     __attribute__((cleanup(cleanup_statep))) struct cloud_state *s = xcalloc(1, sizeof(*s));
+    cp_signals_install(); /* a signal from here on ends the run with 128+n, the lease freed */
+    s->local_lock = -1;
     s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot open %s", req->workdir);
-    if (req->interactive)
-        return cp_error_make(err, CP_ERR_USAGE, 0,
-                             "the cloud place cannot pass standard input "
-                             "on yet; run without -i");
     if (connect_api(req->config, &s->d, err) < 0 ||
         find_sandbox(s->d, req->chat, &s->sb, err) < 0 ||
         cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
@@ -111,8 +153,8 @@ static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_
     char *conch = xasprintf("%s/conch", s->far_root);
     free(s->far_root);
     s->far_root = conch;
-    if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0 || mirror(s, true, err) < 0)
-        return cp_error_wrap(err, "copying the work folder to sandbox %s", s->sb.id);
+    if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0 || lock_and_push(s, err) < 0)
+        return cp_error_code(err);
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -171,8 +213,15 @@ static int follow_command(struct cloud_state *s, const char *sid, const char *ci
     long pause = 50;
     bool done = false;
     int rc = 0;
+    time_t renewed = time(NULL);
     cp_signals_install();
     while (!done && rc == 0) {
+        if (time(NULL) - renewed >= 30) { /* the copy's lease outlives a long command */
+            renewed = time(NULL);
+            rc = cp_remote_lock_renew(s->transport, &s->flock, err);
+            if (rc < 0)
+                break;
+        }
         if (cp_signals_caught() != 0) {
             rc = CP_ERR_INTERRUPTED;
             break;
@@ -193,25 +242,45 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
                      cp_error_t *err)
 {
     struct cloud_state *s = state;
+    if (s->stopped) {
+        *status_out = 128 + cp_signals_caught();
+        return 0;
+    }
     cleanup_free char *root = xasprintf("%s/work", s->far_root);
     cleanup_free char *cmd = command_text(root, req->argv);
     cleanup_free char *sid = xasprintf("conch-%ld-%ld", (long)getpid(), (long)time(NULL));
     cleanup_free char *cid = NULL;
+    cleanup_free char *io = xasprintf("%s/.conch-io/%s", s->far_root, sid);
     if (cp_toolbox_session_create(&s->tb, sid, err) < 0 ||
-        cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0)
+        (!req->interactive && cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0))
         return cp_error_wrap(err, "starting the command in sandbox %s", s->sb.id);
-    int r = follow_command(s, sid, cid, status_out, err);
+    int r = req->interactive ? cp_cloud_run_streamed(&s->tb, sid, io, root, req->argv, STDIN_FILENO,
+                                                     STDOUT_FILENO, STDERR_FILENO, status_out, err)
+                             : follow_command(s, sid, cid, status_out, err);
     cleanup_error cp_error_t derr = NULL;
     /* Deleting the session ends a command still running there (an interrupt). */
     cp_toolbox_session_delete(&s->tb, sid, &derr);
+    if (req->interactive) { /* the chunks left there: the input not taken, the output not sent */
+        cleanup_free char *qio = cp_shell_quote(io);
+        cleanup_free char *rm = xasprintf("rm -rf %s", qio);
+        int st = 0;
+        cp_toolbox_execute(&s->tb, rm, 60, &st, NULL, &derr);
+    }
     if (r == CP_ERR_INTERRUPTED) {
         *status_out = 128 + cp_signals_caught();
         return 0;
     }
     if (r < 0)
         return r;
-    if (mirror(s, false, err) < 0)
-        return cp_error_wrap(err, "bringing the work folder back from sandbox %s", s->sb.id);
+    int pr = pull(s, err);
+    if (pr == CP_ERR_INTERRUPTED) {
+        cp_error_free(err);
+        *status_out = 128 + cp_signals_caught();
+        return 0;
+    }
+    if (pr < 0)
+        return cp_remote_words(err, s->sb.id, "bringing the work folder back from sandbox %s",
+                               s->sb.id);
     return 0;
 }
 

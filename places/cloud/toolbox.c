@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "places/cloud/toolbox.h"
@@ -133,67 +134,73 @@ int cp_toolbox_execute(struct cp_toolbox *t, const char *command, long timeout_s
     return 0;
 }
 
-/* A multipart body streamed from a file: head, the file's bytes, tail. */
-struct multipart {
-    char head[1024];
-    size_t head_len, head_off;
+/* The upload's file part, read from fd as libcurl asks (it may rewind to retry a send). */
+struct upload_src {
     int fd;
-    int fd_done;
-    char tail[128];
-    size_t tail_len, tail_off;
+    off_t off;
 };
 
-#define BOUNDARY "conch-place-7d1c0b7f2a9e4b5c"
-
-static long emit(const char *src, size_t len, size_t *off, char *buf, size_t cap)
+static size_t upload_read(char *buf, size_t size, size_t n, void *ctx)
 {
-    size_t n = len - *off < cap ? len - *off : cap;
-    memcpy(buf, src + *off, n);
-    *off += n;
-    return (long)n;
-}
-
-static long multipart_read(void *ctx, char *buf, size_t len)
-{
-    struct multipart *m = ctx;
-    if (m->head_off < m->head_len)
-        return emit(m->head, m->head_len, &m->head_off, buf, len);
-    while (!m->fd_done) {
-        ssize_t n = read(m->fd, buf, len);
-        if (n < 0 && errno == EINTR)
+    struct upload_src *u = ctx;
+    for (;;) {
+        ssize_t r = pread(u->fd, buf, size * n, u->off);
+        if (r < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return -1;
-        if (n > 0)
-            return n;
-        m->fd_done = 1;
+        if (r < 0)
+            return CURL_READFUNC_ABORT;
+        u->off += r;
+        return (size_t)r;
     }
-    return emit(m->tail, m->tail_len, &m->tail_off, buf, len);
 }
 
+static int upload_seek(void *ctx, curl_off_t offset, int origin)
+{
+    struct upload_src *u = ctx;
+    if (origin != SEEK_SET || offset < 0)
+        return CURL_SEEKFUNC_CANTSEEK;
+    u->off = (off_t)offset;
+    return CURL_SEEKFUNC_OK;
+}
+
+static void cleanup_mimep(curl_mime **m)
+{
+    curl_mime_free(*m);
+}
+
+/* libcurl's mime API writes the multipart body under a random boundary of its own, so no
+ * file's bytes can end a part early (issue 13: a fixed boundary broke on a file holding it). */
 int cp_toolbox_upload(struct cp_toolbox *t, const char *dest, int fd, cp_error_t *err)
 {
-    struct multipart m = {.fd = fd};
-    int hl = snprintf(m.head, sizeof(m.head),
-                      "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"files[0].path\""
-                      "\r\n\r\n%s\r\n--" BOUNDARY "\r\nContent-Disposition: form-data; "
-                      "name=\"files[0].file\"; filename=\"upload\"\r\nContent-Type: "
-                      "application/octet-stream\r\n\r\n",
-                      dest);
-    if (hl < 0 || (size_t)hl >= sizeof(m.head) || strpbrk(dest, "\r\n\"") != NULL)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "an upload path that cannot be sent");
-    m.head_len = (size_t)hl;
-    m.tail_len = (size_t)snprintf(m.tail, sizeof(m.tail), "\r\n--" BOUNDARY "--\r\n");
-    if (lseek(fd, 0, SEEK_SET) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot rewind the upload");
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read the upload");
+    if (t->d->curl == NULL && (t->d->curl = curl_easy_init()) == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot start libcurl");
+    struct upload_src src = {.fd = fd, .off = 0};
+    __attribute__((cleanup(cleanup_mimep))) curl_mime *mime = curl_mime_init(t->d->curl);
+    curl_mimepart *path = mime ? curl_mime_addpart(mime) : NULL;
+    curl_mimepart *file = mime ? curl_mime_addpart(mime) : NULL;
+    if (file == NULL || curl_mime_name(path, "files[0].path") != CURLE_OK ||
+        curl_mime_data(path, dest, CURL_ZERO_TERMINATED) != CURLE_OK ||
+        curl_mime_name(file, "files[0].file") != CURLE_OK ||
+        curl_mime_filename(file, "upload") != CURLE_OK ||
+        curl_mime_type(file, "application/octet-stream") != CURLE_OK ||
+        curl_mime_data_cb(file, (curl_off_t)st.st_size, upload_read, upload_seek, NULL, &src) !=
+            CURLE_OK)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot build the upload");
     cleanup_free char *url = xasprintf("%s/files/bulk-upload", t->base);
+    long status = 0;
     struct cp_daytona_call c = {.method = "POST",
                                 .url = url,
-                                .content_type = "multipart/form-data; boundary=" BOUNDARY,
-                                .reader = multipart_read,
-                                .reader_ctx = &m,
-                                .timeout_ms = TRANSFER_TIMEOUT_MS};
-    return cp_daytona_request(t->d, &c, NULL, err) < 0 ? cp_error_wrap(err, "uploading") : 0;
+                                .mime = mime,
+                                .timeout_ms = TRANSFER_TIMEOUT_MS,
+                                .status_out = &status};
+    if (cp_daytona_request(t->d, &c, NULL, err) == 0)
+        return 0;
+    if (status == 507 && *err != NULL) /* Insufficient Storage: the sandbox's disk is full */
+        (*err)->sys_errno = ENOSPC;
+    return cp_error_wrap(err, "uploading");
 }
 
 struct sink {

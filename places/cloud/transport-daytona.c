@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "places/cloud/transport-daytona.h"
+#include "src/base/signals.h"
 #include "src/base/util.h"
 
 #define STDIN_MAX  (1200ULL * 1024 * 1024) /* the mirror's 1 GB, with its archive overhead */
@@ -20,6 +21,8 @@ struct dt_transport {
     struct cp_transport base; /* first: the handle converts both ways */
     struct cp_toolbox *tb;
     char *io_dir;
+    char *guard;  /* shell text run before each script (the lease's renewal), or NULL */
+    bool closing; /* the run is ending: its last scripts (the lease's release) run anyway */
     unsigned seq;
 };
 
@@ -91,8 +94,9 @@ static char *far_command(struct dt_remote *r)
 {
     cleanup_free char *io = cp_shell_quote(r->io);
     const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
-    cleanup_free char *inner = xasprintf(
-        "d=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"", io, r->command, in);
+    cleanup_free char *inner =
+        xasprintf("%sd=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"",
+                  r->t->guard ? r->t->guard : "", io, r->command, in);
     cleanup_free char *q = cp_shell_quote(inner);
     return xasprintf("sh -c %s", q);
 }
@@ -113,6 +117,9 @@ static int run_once(struct dt_remote *r, cp_error_t *err)
     if (r->ran)
         return 0;
     r->ran = 1;
+    /* A signal ends the mirror at the next request: nothing lands half-way, the lease ends. */
+    if (cp_signals_caught() != 0 && !r->t->closing)
+        return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped");
     if (r->in_len > 0) {
         cleanup_free char *in = xasprintf("%s/in", r->io);
         if (cp_toolbox_upload(r->t->tb, in, r->in_fd, err) < 0)
@@ -192,6 +199,7 @@ static void dt_free(struct cp_transport *base)
 {
     struct dt_transport *t = (struct dt_transport *)base;
     free(t->io_dir);
+    free(t->guard);
     free(t);
 }
 
@@ -216,4 +224,16 @@ int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct c
     t->io_dir = xstrdup(io_dir);
     *out = &t->base;
     return 0;
+}
+
+void cp_transport_daytona_guard(struct cp_transport *base, const char *guard)
+{
+    struct dt_transport *t = (struct dt_transport *)base;
+    free(t->guard);
+    t->guard = guard != NULL ? xstrdup(guard) : NULL;
+}
+
+void cp_transport_daytona_closing(struct cp_transport *base)
+{
+    ((struct dt_transport *)base)->closing = true;
 }

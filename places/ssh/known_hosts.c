@@ -1,4 +1,14 @@
-/* known_hosts in openssh's format: [@marker] patterns|hashed-name keytype base64 [comment]. */
+/* known_hosts in openssh's format: [@marker] patterns|hashed-name keytype base64 [comment].
+ *
+ * Why our own parser and not libssh2's libssh2_knownhost_* (issue 13, decided): libssh2 knows
+ * neither marker nor pattern. It reads "@revoked host key" as a host named "@revoked" whose
+ * key type is the host's name, and its readfile stops at the first line it cannot parse, so
+ * a revoked key would be silently accepted or the whole file dropped, and @cert-authority
+ * lines likewise. It does not match wildcards ('*', '?') or negations ('!') in host patterns
+ * either, which OpenSSH's own files and ssh-keyscan output use. A revoked key must refuse the
+ * connection, a negated pattern must not match: ours does both (tests/unit/test_ssh_known_
+ * hosts.c, fuzzed by tests/fuzz/fuzz_ssh_known_hosts.c). Hashing (|1|salt|hmac) and base64
+ * come from src/base/digest.h (libcrypto), not written here. */
 #include "config.h"
 
 #include <errno.h>

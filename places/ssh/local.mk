@@ -11,7 +11,8 @@ libconch_la_SOURCES += \
 	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \
 	places/ssh/ssh_transport.c places/ssh/ssh_pump.c \
 	places/ssh/ssh_place.c places/ssh/ssh_place.h \
-	places/ssh/ssh_mirror.c places/ssh/ssh_warm.c places/ssh/ssh_keeper.c \
+	places/ssh/ssh_mirror.c places/ssh/ssh_warm.c places/ssh/ssh_keeper.c places/ssh/ssh_keeper.h \
+	places/ssh/ssh_request.c places/ssh/ssh_request.h \
 	places/ssh/place-ssh.c places/ssh/place-ssh-int.h places/ssh/place-ssh-check.c
 
 if ENABLE_FUZZERS
@@ -66,3 +67,11 @@ EXTRA_DIST += tests/ssh/test_ssh_session.sh
 # The place end to end through the real binary: honest runs, attacks and faults.
 TESTS += tests/ssh/test_ssh_place.sh
 EXTRA_DIST += tests/ssh/test_ssh_place.sh
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_ssh_request
+tests_unit_test_ssh_request_SOURCES = tests/unit/test_ssh_request.c
+tests_unit_test_ssh_request_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_ssh_request_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_ssh_request
+endif

@@ -36,8 +36,6 @@ int cp_ssh_keeper_signal(int fd);
 /* In the keeper: one run over its session, stopped when client_fd becomes readable. */
 int cp_ssh_place_serve(const struct cp_run_request *req, struct cp_ssh_session *session,
                        int client_fd, int *status_out, cp_error_t *err);
-/* `conch-place ssh-keeper HOST`: connects, then serves runs until idle. */
-int cp_ssh_keeper_main(const char *alias, cp_error_t *err);
 
 /* doctor --place ssh:HOST. */
 int cp_ssh_check(const char *place, const struct cp_config *cfg, cp_error_t *err);

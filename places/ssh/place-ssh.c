@@ -4,13 +4,15 @@
  * On the far side, under the login's home (sshd starts commands there, so every path is
  * relative and no '~' is ever expanded):
  *   .conch-place/copies/CHAT/NAME   the copy (NAME: the work folder's own name, so tools that
- *                                   read their folder's name see the same one)
- *   .conch-place/locks/CHAT         the copy's lock: the pid of the shell holding it
+ *                                   read their folder's name see the same one); its
+ *                                   .conch-mirror-id names it (mirror/mirror.h)
+ *   .conch-place/locks/CHAT         the copy's lock: "hold PID" of the shell holding it
  *   .conch-place/locks/CHAT.pgid    the process group of the command running in the copy
- * The lock is held by a far shell that lives exactly as long as our channel to it, so a
- * crash here, a cut connection or a killed conch-place frees it by itself. Here, a flock on
+ * The lock (mirror/far/lock.sh, taken through mirror/remote-run.c) is held by a far shell that
+ * lives exactly as long as our channel to it, so a crash here, a cut connection or a killed
+ * conch-place frees it by itself; its answer names and lists the copy. Here, a flock on
  * $CONCH_HOME/workplaces/PLACE/CHAT.manifest.lock keeps two commands of this computer apart
- * before either connects. */
+ * before either connects. A second command waits its turn at either lock. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,32 +27,15 @@
 
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
+#include "mirror/remote-run.h"
 #include "places/place.h"
 #include "places/ssh/place-ssh-int.h"
 #include "places/ssh/ssh_place.h"
 #include "places/ssh/ssh_session_int.h"
+#include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
-
-/* $1 lock file, $2 copy folder. Checks the tools the mirror needs, makes the copy's folder,
- * takes the lock, says "ok", then holds the lock until its input ends. */
-static const char lock_script[] =
-    "set -u\n"
-    "for t in tar find xargs stat mktemp; do\n"
-    "  command -v \"$t\" >/dev/null 2>&1 || { echo \"missing $t\"; exit 3; }\n"
-    "done\n"
-    "mkdir -p -- \"${1%/*}\" \"$2\" 2>/dev/null || { echo \"nofolder\"; exit 4; }\n"
-    "take() { ( set -C; echo $$ >\"$1\" ) 2>/dev/null; }\n"
-    "if ! take \"$1\"; then\n"
-    "  old=$(cat -- \"$1\" 2>/dev/null); [ -n \"$old\" ] || { sleep 1; old=$(cat -- \"$1\" "
-    "2>/dev/null); }\n"
-    "  if [ -n \"$old\" ] && kill -0 \"$old\" 2>/dev/null; then echo \"busy $old\"; exit 5; fi\n"
-    "  rm -f -- \"$1\"; take \"$1\" || { echo \"busy\"; exit 5; }\n"
-    "fi\n"
-    "echo ok\n"
-    "while read -r _; do :; done\n"
-    "rm -f -- \"$1\" \"$1.pgid\"\n";
 
 /* $1 pgid file, $2 copy, $3 "i" to pass standard input on, then the command. sshd made this
  * shell (exec'd in place of the login shell) a session leader, so $$ is the command's group.
@@ -80,31 +65,34 @@ struct ssh_state {
     struct cp_ssh_host host;
     struct cp_ssh_session *session;
     struct cp_transport *transport;
-    bool own_session;      /* false in the keeper: the session is its own */
-    int keeper;            /* a connection to a keeper that runs it all, or -1 */
-    int stop_fd;           /* in the keeper: the asking run's connection; else -1 */
-    bool start_keeper;     /* none answered: start one once this run is connected */
-    LIBSSH2_CHANNEL *lock; /* the far shell holding the copy's lock */
-    int local_lock;        /* flock'd file, or -1 */
+    bool own_session;         /* false in the keeper: the session is its own */
+    int keeper;               /* a connection to a keeper that runs it all, or -1 */
+    int stop_fd;              /* in the keeper: the asking run's connection; else -1 */
+    bool stopped;             /* a signal ended the preparation: the run answers 128+n */
+    bool start_keeper;        /* none answered: start one once this run is connected */
+    struct cp_far_lock flock; /* the far shell holding the copy's lock */
+    int local_lock;           /* flock'd file, or -1 */
     int rootfd;
     char *manifest;
     char *far_copy;
     char *far_lock;
     char *far_pgid;
+    char *place_id;                  /* the copy's place: host key, user, path */
+    struct cp_mirror_session mirror; /* what this run's push learned, for its pull */
 };
 
 static void state_free(struct ssh_state *s)
 {
     if (s == NULL)
         return;
-    cp_transport_free(s->transport);
-    if (s->lock != NULL) {
-        libssh2_session_set_blocking(s->session->lib, 1);
+    if (s->session != NULL) /* the lock's shell sees its input end; never waited for long */
         libssh2_session_set_timeout(s->session->lib, 3000);
-        libssh2_channel_send_eof(s->lock);
-        libssh2_channel_close(s->lock);
-        libssh2_channel_free(s->lock);
-    }
+    cp_remote_lock_release(s->transport, &s->flock);
+    if (s->session != NULL)
+        libssh2_session_set_timeout(s->session->lib, 0);
+    cp_transport_free(s->transport);
+    if (s->session != NULL)
+        s->session->stop_fd = -1; /* the keeper's session outlives this run's stop fd */
     if (s->own_session)
         cp_ssh_session_free(s->session);
     if (s->keeper >= 0)
@@ -119,6 +107,8 @@ static void state_free(struct ssh_state *s)
     free(s->far_copy);
     free(s->far_lock);
     free(s->far_pgid);
+    free(s->place_id);
+    cp_mirror_session_dispose(&s->mirror);
     free(s);
 }
 
@@ -153,20 +143,6 @@ static void far_paths(struct ssh_state *s, const struct cp_run_request *req)
     s->far_pgid = xasprintf(".conch-place/locks/%s.pgid", chat);
 }
 
-static int lock_here(struct ssh_state *s, const char *place, cp_error_t *err)
-{
-    cleanup_free char *path = xasprintf("%s.lock", s->manifest);
-    s->local_lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (s->local_lock < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
-    if (flock(s->local_lock, LOCK_EX | LOCK_NB) == 0)
-        return 0;
-    cp_error_make(err, CP_ERR_DENIED, 0, "another command runs in this chat's copy on %s", place);
-    cp_error_hint(err, "One command at a time per copy: wait for it to end, or give this one "
-                       "another --chat.");
-    return CP_ERR_DENIED;
-}
-
 char *cp_ssh_shell_command(const char *script, const char *name, char *const *args)
 {
     size_t n = cp_strv_len(args);
@@ -181,108 +157,27 @@ char *cp_ssh_shell_command(const char *script, const char *name, char *const *ar
     return xasprintf("exec %s", quoted);
 }
 
-/* The lock shell's one line of answer, read with the session's own time limit. */
-static int read_line(LIBSSH2_CHANNEL *ch, char *line, size_t max)
-{
-    size_t n = 0;
-    while (n + 1 < max) {
-        char c;
-        ssize_t r = libssh2_channel_read(ch, &c, 1);
-        if (r <= 0)
-            break;
-        if (c == '\n')
-            break;
-        line[n++] = c;
-    }
-    line[n] = '\0';
-    return (int)n;
-}
-
-static int lock_answer_error(const char *line, const char *alias, cp_error_t *err)
-{
-    if (strncmp(line, "missing ", 8) == 0) {
-        cp_error_make(err, CP_ERR_NOT_FOUND, 0, "%s has no '%s' command, which the copy needs",
-                      alias, line + 8);
-        cp_error_hint(err, "Install it on %s (it is in every POSIX system's base tools).", alias);
-        return CP_ERR_NOT_FOUND;
-    }
-    if (strncmp(line, "busy", 4) == 0) {
-        cp_error_make(err, CP_ERR_DENIED, 0,
-                      "another command runs in this chat's copy on %s (far process %s)", alias,
-                      line[4] ? line + 5 : "unknown");
-        cp_error_hint(err, "One command at a time per copy: wait for it to end, or give this "
-                           "one another --chat.");
-        return CP_ERR_DENIED;
-    }
-    if (strcmp(line, "nofolder") == 0) {
-        cp_error_make(err, CP_ERR_FAILED, 0,
-                      "%s cannot make the copy's folder under "
-                      "~/.conch-place",
-                      alias);
-        cp_error_hint(err, "Check that your home on %s is writable and not full (`df -h ~`).",
-                      alias);
-        return CP_ERR_FAILED;
-    }
-    return cp_error_make(err, CP_ERR_FAILED, 0, "%s answered the copy's lock with '%s'", alias,
-                         line);
-}
-
-/* Starts the far shell that checks the tools, makes the copy's folder and holds the lock. */
-static int lock_there(struct ssh_state *s, cp_error_t *err)
-{
-    char *args[] = {s->far_lock, s->far_copy, NULL};
-    cleanup_free char *command = cp_ssh_shell_command(lock_script, "conch-lock", args);
-    LIBSSH2_SESSION *lib = s->session->lib;
-    libssh2_session_set_blocking(lib, 1);
-    libssh2_session_set_timeout(lib, CP_SSH_DEFAULT_TIMEOUT * 1000);
-    s->lock = cp_ssh_channel_exec(s->session, command, err);
-    int rc = s->lock == NULL ? cp_error_code(err) : 0;
-    /* While the lock's shell starts, the shells for the command and the listing start too. */
-    if (rc == 0 && s->session->warm_want < 2)
-        cp_ssh_warm(s->session, 2);
-    libssh2_session_set_timeout(lib, CP_SSH_DEFAULT_TIMEOUT * 1000);
-    char line[256] = "";
-    if (rc == 0 && read_line(s->lock, line, sizeof(line)) >= 0 && strcmp(line, "ok") != 0)
-        rc = lock_answer_error(line[0] ? line : "nothing", s->host.alias, err);
-    libssh2_session_set_timeout(lib, 0);
-    return rc;
-}
-
 static void say_line(void *ctx, const char *line)
 {
     cp_say("%s", line);
 }
 
-static struct cp_mirror_opts mirror_opts(const struct ssh_state *s)
+static struct cp_mirror_opts mirror_opts(struct ssh_state *s)
 {
-    return (struct cp_mirror_opts){
-        .rootfd = s->rootfd, .far_root = s->far_copy, .manifest_path = s->manifest};
+    return (struct cp_mirror_opts){.rootfd = s->rootfd,
+                                   .far_root = s->far_copy,
+                                   .manifest_path = s->manifest,
+                                   .place_id = s->place_id,
+                                   .session = &s->mirror};
 }
 
-/* Words for a mirror failure whose cause is on the far side. */
-static int mirror_error(const struct ssh_state *s, cp_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int mirror_error(const struct ssh_state *s, cp_error_t *err, const char *fmt, ...)
+/* The copy's place as the manifest remembers it: the host key the session holds, the login,
+ * the copy's path. Another machine behind the same name is another place. */
+static char *place_identity(struct ssh_state *s)
 {
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    const char *msg = *err != NULL ? (*err)->msg : "";
-    if (strstr(msg, "No space left") != NULL || strstr(msg, "Disk quota") != NULL ||
-        strstr(msg, "Wrote only") != NULL) {
-        cp_error_hint(err,
-                      "The copy's disk on %s is full: free space there (`df -h ~`), or remove "
-                      "old copies under ~/.conch-place/copies.",
-                      s->host.alias);
-    } else if (cp_error_code(err) == CP_ERR_UNREACHABLE || cp_error_code(err) == CP_ERR_TIMEOUT) {
-        cp_error_hint(err,
-                      "The connection to %s broke; nothing landed half-way here. Run the "
-                      "command again: the mirror starts over from the last agreed state.",
-                      s->host.alias);
-    }
-    return cp_error_wrap(err, "%s", what);
+    const char *hash = libssh2_hostkey_hash(s->session->lib, LIBSSH2_HOSTKEY_HASH_SHA256);
+    cleanup_free char *fp = hash != NULL ? cp_base64_encode(hash, 32) : xstrdup("unknown");
+    return xasprintf("ssh SHA256:%s %s %s", fp, s->host.user ? s->host.user : "-", s->far_copy);
 }
 
 int cp_ssh_connect_words(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h,
@@ -342,7 +237,7 @@ static int prepare_state(const struct cp_run_request *req, struct ssh_state **ou
 static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, cp_error_t *err)
 {
     const char *alias = s->host.alias;
-    if (lock_here(s, req->place, err) < 0)
+    if (cp_remote_lock_here(s->manifest, req->place, s->stop_fd, &s->local_lock, err) < 0)
         return cp_error_code(err);
     s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
@@ -355,14 +250,40 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
         if (s->start_keeper)
             cp_ssh_keeper_spawn(alias);
     }
-    if (lock_there(s, err) < 0 || cp_ssh_transport_new(s->session, &s->transport, err) < 0)
-        return cp_error_code(err);
+    /* Every wait of the mirror's transport ends on a signal (or the keeper's client leaving). */
+    s->session->stop_fd = s->stop_fd >= 0 ? s->stop_fd : cp_signals_install();
+    /* While the lock's shell starts, the shells for the command and the listing start too. */
+    if (s->session->warm_want < 2)
+        s->session->warm_want = 2;
+    if (cp_ssh_transport_new(s->session, &s->transport, err) < 0 ||
+        cp_remote_lock_there(s->transport, s->far_lock, s->far_copy, false, alias, s->stop_fd,
+                             &s->mirror, &s->flock, err) < 0)
+        return cp_remote_words(err, alias, "taking the copy's lock on %s", alias);
     cp_debug("ssh:%s: far lock held", alias);
+    free(s->place_id);
+    s->place_id = place_identity(s);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
-        return mirror_error(s, err, "sending the work folder to %s", s->host.alias);
+        return cp_remote_words(err, alias, "sending the work folder to %s", alias);
     cp_debug("ssh:%s: pushed", alias);
+    return 0;
+}
+
+/* The signal that stopped this run: the keeper's client's, or this process's. */
+static int stop_signal(const struct ssh_state *s)
+{
+    return s->stop_fd >= 0 ? cp_ssh_keeper_signal(s->stop_fd) : cp_signals_caught();
+}
+
+/* A signal during the locks, the push or the pull: the run ends with 128+n, as a signal
+ * during the command does; what was staged is removed, nothing landed half-way. */
+static int stopped_or(struct ssh_state *s, int rc, int *status_out, cp_error_t *err)
+{
+    if (rc != CP_ERR_INTERRUPTED)
+        return rc;
+    cp_error_free(err);
+    *status_out = 128 + stop_signal(s);
     return 0;
 }
 
@@ -373,8 +294,13 @@ static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_er
         return cp_error_code(err);
     int k = cp_ssh_keeper_reach(&s->host, &s->keeper);
     s->start_keeper = k > 0;
-    if (k != 0 && prepare_there(s, req, err) < 0)
-        return cp_error_code(err);
+    int rc = k != 0 ? prepare_there(s, req, err) : 0;
+    if (rc == CP_ERR_INTERRUPTED) {
+        cp_error_free(err);
+        s->stopped = true;
+    } else if (rc < 0) {
+        return rc;
+    }
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -401,6 +327,10 @@ static void stop_far(void *ctx)
 static int ssh_run(void *state, const struct cp_run_request *req, int *status_out, cp_error_t *err)
 {
     struct ssh_state *s = state;
+    if (s->stopped) {
+        *status_out = 128 + stop_signal(s);
+        return 0;
+    }
     if (s->keeper >= 0)
         return cp_ssh_keeper_run(s->keeper, req, status_out, err);
     char **args = xcalloc(cp_strv_len(req->argv) + 4, sizeof(char *));
@@ -422,19 +352,19 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
     cp_debug("ssh:%s: running", s->host.alias);
     int r = cp_ssh_exec(s->session, command, &io, status_out, err);
     cp_debug("ssh:%s: ran, status %d", s->host.alias, *status_out);
-    if (r == CP_ERR_INTERRUPTED) {
-        cp_error_free(err);
-        *status_out =
-            128 + (s->stop_fd >= 0 ? cp_ssh_keeper_signal(s->stop_fd) : cp_signals_caught());
-        return 0;
-    }
+    if (r == CP_ERR_INTERRUPTED)
+        return stopped_or(s, r, status_out, err);
     if (r < 0)
-        return mirror_error(s, err, "running the command on %s", s->host.alias);
+        return cp_remote_words(err, s->host.alias, "running the command on %s", s->host.alias);
     struct cp_mirror_opts o = mirror_opts(s);
     struct cp_mirror_report rep = {.say = say_line};
-    if (cp_mirror_pull(s->transport, &o, &rep, err) < 0)
-        return mirror_error(s, err, "bringing the changes back from %s (the command exited %d)",
-                            s->host.alias, *status_out);
+    int pr = cp_mirror_pull(s->transport, &o, &rep, err);
+    if (pr == CP_ERR_INTERRUPTED)
+        return stopped_or(s, pr, status_out, err);
+    if (pr < 0)
+        return cp_remote_words(err, s->host.alias,
+                               "bringing the changes back from %s (the command exited %d)",
+                               s->host.alias, *status_out);
     cp_debug("ssh:%s: pulled", s->host.alias);
     return 0;
 }
@@ -452,8 +382,11 @@ int cp_ssh_place_serve(const struct cp_run_request *req, struct cp_ssh_session *
         return cp_error_code(err);
     s->session = session;
     s->stop_fd = client_fd;
-    if (cp_ssh_recheck_host_key(session, &s->host, err) < 0 || prepare_there(s, req, err) < 0)
+    if (cp_ssh_recheck_host_key(session, &s->host, err) < 0)
         return cp_error_code(err);
+    int rc = prepare_there(s, req, err);
+    if (rc < 0)
+        return stopped_or(s, rc, status_out, err);
     return ssh_run(s, req, status_out, err);
 }
 

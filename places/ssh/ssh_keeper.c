@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "places/ssh/place-ssh-int.h"
+#include "places/ssh/ssh_keeper.h"
+#include "places/ssh/ssh_request.h"
 #include "places/ssh/ssh_session_int.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
@@ -31,7 +33,6 @@
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
-#define KEEPER_MAGIC   "conch-keeper 1"
 #define KEEPER_MAX_MSG (1024 * 1024)
 #define ACK_WAIT_MS    300 /* a keeper busy with another run longer than this: go alone */
 #define DEFAULT_IDLE   300
@@ -250,17 +251,11 @@ static size_t split(const struct cp_buf *b, const char **v, size_t max)
 int cp_ssh_keeper_run(int fd, const struct cp_run_request *req, int *status_out, cp_error_t *err)
 {
     cleanup_buf struct cp_buf b;
-    cp_buf_init(&b, KEEPER_MAX_MSG);
-    put_str(&b, KEEPER_MAGIC);
-    put_str(&b, req->place);
-    put_str(&b, req->chat);
-    put_str(&b, req->workdir);
-    put_str(&b, req->interactive ? "i" : "n");
-    put_str(&b, cp_log_verbose > 0 ? "v" : "q");
-    for (size_t i = 0; req->argv[i] != NULL; i++)
-        put_str(&b, req->argv[i]);
+    cp_buf_init(&b, KEEPER_MAX_MSG - 1);
+    if (cp_ssh_request_encode(req, cp_log_verbose > 0, &b, err) < 0)
+        return cp_error_code(err);
     int fds[3] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
-    if (b.len >= KEEPER_MAX_MSG || send_msg(fd, &b, fds, 3) < 0)
+    if (send_msg(fd, &b, fds, 3) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot hand the run to the ssh keeper");
     int stop_fd = cp_signals_install();
     for (bool asked = false;;) {
@@ -327,27 +322,21 @@ static int serve(int fd, const char *alias, struct cp_ssh_session *session)
     int fds[3] = {-1, -1, -1};
     size_t nfds = 0;
     int rc = recv_msg(fd, &b, fds, &nfds);
-    const char *v[4096];
-    size_t n = rc == 0 ? split(&b, v, ARRAY_SIZE(v) - 1) : 0;
     cleanup_error cp_error_t err = NULL;
     cleanup_free char *place = xasprintf("ssh:%s", alias);
     int status = 0;
-    if (nfds != 3 || n < 7 || strcmp(v[0], KEEPER_MAGIC) != 0 || strcmp(v[1], place) != 0) {
+    struct cp_ssh_request r __attribute__((cleanup(cp_ssh_request_dispose))) = {0};
+    if (rc < 0 || nfds != 3 || cp_ssh_request_decode(b.data, b.len, &r, &err) < 0 ||
+        strcmp(r.req.place, place) != 0) {
         rc = cp_error_make(&err, CP_ERR_FAILED, 0, "the ssh keeper did not understand the run");
     } else {
-        v[n] = NULL;
-        struct cp_run_request req = {.place = v[1],
-                                     .chat = v[2],
-                                     .workdir = v[3],
-                                     .interactive = v[4][0] == 'i',
-                                     .sealed = true,
-                                     .argv = (char *const *)&v[6]};
+        const struct cp_run_request req = r.req;
         int saved[3];
         for (int i = 0; i < 3; i++) {
             saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
             dup2(fds[i], i);
         }
-        cp_log_verbose = v[5][0] == 'v';
+        cp_log_verbose = r.verbose;
         rc = cp_ssh_place_serve(&req, session, fd, &status, &err);
         for (int i = 0; i < 3; i++) {
             dup2(saved[i], i);

@@ -45,14 +45,17 @@ static long idle_limit(const struct cp_ssh_session *s)
 int cp_ssh_wait_socket(struct cp_ssh_session *s, time_t *last_progress)
 {
     int dirs = libssh2_session_block_directions(s->lib);
-    struct pollfd p = {.fd = s->fd, .events = POLLIN};
+    struct pollfd p[2] = {{.fd = s->fd, .events = POLLIN}, {.fd = s->stop_fd, .events = POLLIN}};
     if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND)
-        p.events |= POLLOUT;
+        p[0].events |= POLLOUT;
     int next = 1;
     if (s->alive_interval > 0)
         libssh2_keepalive_send(s->lib, &next);
     (void)next;
-    int r = poll(&p, 1, 50);
+    int r = poll(p, 2, 50);
+    if (p[1].revents != 0) /* a signal, or the keeper's client asking to stop or gone */
+        return -2;
+    r = p[0].revents != 0 ? 1 : r < 0 ? -1 : 0;
     if (r == 0 && time(NULL) - *last_progress < 1)
         return 0;
     time_t now = time(NULL);
@@ -63,8 +66,10 @@ int cp_ssh_wait_socket(struct cp_ssh_session *s, time_t *last_progress)
     return now - *last_progress > idle_limit(s) ? -1 : 0;
 }
 
-static int idle_error(struct ssh_remote *r, cp_error_t *err)
+static int idle_error(struct ssh_remote *r, int why, cp_error_t *err)
 {
+    if (why == -2)
+        return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped");
     return cp_error_make(err, CP_ERR_TIMEOUT, 0, "%s sent nothing for %ld s", r->s->alias,
                          idle_limit(r->s));
 }
@@ -134,8 +139,8 @@ static int ssh_write(struct cp_remote *base, const void *buf, size_t len, cp_err
             rc = broken(r, err, "the connection broke while sending");
         } else if (drain_stderr(r) < 0) {
             rc = broken(r, err, "the connection broke while sending");
-        } else if (cp_ssh_wait_socket(r->s, &last) < 0) {
-            rc = idle_error(r, err);
+        } else if ((w = cp_ssh_wait_socket(r->s, &last)) < 0) {
+            rc = idle_error(r, (int)w, err);
         }
     }
     libssh2_session_set_blocking(r->s->lib, 1);
@@ -158,7 +163,7 @@ static ssize_t ssh_read_stdout(struct cp_remote *base, void *buf, size_t len, cp
     struct ssh_remote *r = (struct ssh_remote *)base;
     time_t last = time(NULL);
     libssh2_session_set_blocking(r->s->lib, 0);
-    ssize_t got = 0;
+    ssize_t got = 0, w;
     for (;;) {
         ssize_t n = libssh2_channel_read(r->ch, buf, len);
         if (n > 0 || (n == 0 && libssh2_channel_eof(r->ch))) {
@@ -169,8 +174,8 @@ static ssize_t ssh_read_stdout(struct cp_remote *base, void *buf, size_t len, cp
             got = broken(r, err, "the connection broke while receiving");
             break;
         }
-        if (cp_ssh_wait_socket(r->s, &last) < 0) {
-            got = idle_error(r, err);
+        if ((w = cp_ssh_wait_socket(r->s, &last)) < 0) {
+            got = idle_error(r, (int)w, err);
             break;
         }
     }
@@ -190,7 +195,7 @@ static ssize_t ssh_read_stderr(struct cp_remote *base, void *buf, size_t len, cp
     }
     time_t last = time(NULL);
     libssh2_session_set_blocking(r->s->lib, 0);
-    ssize_t got = 0;
+    ssize_t got = 0, w;
     for (;;) {
         ssize_t n = libssh2_channel_read_stderr(r->ch, buf, len);
         if (n > 0 || (n == 0 && libssh2_channel_eof(r->ch))) {
@@ -205,8 +210,8 @@ static ssize_t ssh_read_stderr(struct cp_remote *base, void *buf, size_t len, cp
             got = broken(r, err, "the connection broke while receiving");
             break;
         }
-        if (cp_ssh_wait_socket(r->s, &last) < 0) {
-            got = idle_error(r, err);
+        if ((w = cp_ssh_wait_socket(r->s, &last)) < 0) {
+            got = idle_error(r, (int)w, err);
             break;
         }
     }
@@ -221,6 +226,7 @@ static int ssh_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
     time_t last = time(NULL);
     libssh2_session_set_blocking(r->s->lib, 0);
     int rc = 0;
+    ssize_t w;
     while (!r->waited && rc == 0) {
         ssize_t o = libssh2_channel_read(r->ch, sink, sizeof(sink));
         if (drain_stderr(r) < 0 || (o < 0 && o != LIBSSH2_ERROR_EAGAIN))
@@ -230,8 +236,8 @@ static int ssh_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
         else if (libssh2_channel_eof(r->ch) && libssh2_channel_close(r->ch) == 0 &&
                  libssh2_channel_wait_closed(r->ch) == 0)
             r->waited = true;
-        else if (cp_ssh_wait_socket(r->s, &last) < 0)
-            rc = idle_error(r, err);
+        else if ((w = cp_ssh_wait_socket(r->s, &last)) < 0)
+            rc = idle_error(r, (int)w, err);
     }
     libssh2_session_set_blocking(r->s->lib, 1);
     if (rc < 0)

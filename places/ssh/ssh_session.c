@@ -139,6 +139,7 @@ static int session_start(const struct cp_ssh_host *h, int fd, pid_t pid, struct 
 {
     cleanup_ssh_session struct cp_ssh_session *s = xcalloc(1, sizeof(*s));
     s->fd = fd;
+    s->stop_fd = -1;
     s->proxy_pid = pid;
     s->pump = pump;
     s->alias = xstrdup(h->alias);

@@ -32,6 +32,7 @@ struct cp_ssh_session {
     char *alias;
     LIBSSH2_CHANNEL *warm[CP_SSH_MAX_WARM]; /* far shells started, waiting for a command */
     size_t nwarm, warm_want;
+    int stop_fd; /* readable when the run is to stop (a signal, or the keeper's client); -1 */
 };
 
 /* The session's host key checked against known_hosts again, as at its connect. */
@@ -67,6 +68,7 @@ int cp_ssh_channel_status(LIBSSH2_CHANNEL *ch);
 #define CP_SSH_IDLE_TIMEOUT 120
 /* Polls the session's socket for the direction libssh2 waits on, sending keepalives;
  * *last_progress moves on when it can. -1 once nothing moved for the idle limit. */
+/* -1 past the idle limit, -2 when stop_fd became readable (the run is to stop). */
 int cp_ssh_wait_socket(struct cp_ssh_session *s, time_t *last_progress);
 
 #endif

@@ -81,7 +81,7 @@ static struct curl_slist *build_headers(const struct cp_http_req *req)
     if (req->content_type != NULL) {
         cleanup_free char *ct = xasprintf("Content-Type: %s", req->content_type);
         h = curl_slist_append(h, ct);
-    } else {
+    } else if (req->mime == NULL) { /* a multipart body's type names its boundary: curl's */
         h = curl_slist_append(h, "Content-Type:");
     }
     h = curl_slist_append(h, "Expect:");
@@ -92,6 +92,10 @@ static struct curl_slist *build_headers(const struct cp_http_req *req)
 
 static void set_body(CURL *c, const struct cp_http_req *req)
 {
+    if (req->mime != NULL) {
+        curl_easy_setopt(c, CURLOPT_MIMEPOST, req->mime);
+        return;
+    }
     if (req->reader != NULL) {
         curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
         curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);

@@ -29,6 +29,7 @@ struct cp_http_req {
     size_t body_len;
     cp_http_reader reader; /* a streamed body instead (chunked), or NULL */
     void *reader_ctx;
+    curl_mime *mime;            /* a multipart body (libcurl's own boundary), or NULL */
     const char *const *headers; /* extra "Name: value" lines, NULL-terminated, or NULL */
     long timeout_ms;            /* 0: none */
     size_t max_body;            /* the response body's maximum */

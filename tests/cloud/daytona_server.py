@@ -18,7 +18,7 @@ SANDBOXES = {}   # id -> dict (the Sandbox object) plus "_ready_at", "_target"
 SESSIONS = {}    # (sandbox id, session id) -> {cmd id -> dict}
 CONTROL = {"queue": [], "list_shape": "items", "page_size": 100, "evil_toolbox": False,
            "stuck_starting": False, "create_fails_after": False, "exec_timeout": 0,
-           "hostile_download": False}
+           "hostile_download": False, "disk_full": False}
 PORTS = {}
 
 
@@ -187,6 +187,14 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/__test/seed":
                 sb = new_sandbox(req["labels"], req.get("state", "started"), req.get("days", 0))
                 return self.send(200, public(sb))
+            if path == "/__test/replace":
+                # The place removed the chat's sandbox (30 days unused): the next run makes
+                # a new, empty one. Its files go with it.
+                for sid in [k for k, v in SANDBOXES.items()
+                            if v["labels"].get("conch-chat") == req["chat"]]:
+                    del SANDBOXES[sid]
+                    shutil.rmtree(os.path.join(STATE, "sandboxes", sid), ignore_errors=True)
+                return self.send(200, {})
             if path == "/__test/state":
                 return self.send(200, [public(s) for s in SANDBOXES.values()])
         self.send(404, {})
@@ -310,6 +318,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, {"exitCode": p.returncode, "result": out.decode("utf-8", "replace")})
 
     def upload(self, data, home):
+        if CONTROL["disk_full"]:   # the sandbox's disk is full: the toolbox refuses the file
+            return self.go_error(507, "INSUFFICIENT_STORAGE", "write: no space left on device")
         ctype = self.headers.get("Content-Type", "")
         m = re.search(r"boundary=([^;]+)", ctype)
         if not m:

@@ -17,7 +17,12 @@ cleanup() {
     for k in $(keepers); do kill "$k" 2>/dev/null; done
     [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
     [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
-    mountpoint -q "$T/small" 2>/dev/null && umount "$T/small"
+    # The far shells of the small host's sessions end with sshd's children: give them a moment.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        mountpoint -q "$T/small" 2>/dev/null || break
+        umount "$T/small" 2>/dev/null || sleep 0.3
+    done
+    mountpoint -q "$T/small" 2>/dev/null && umount -l "$T/small"
     rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -207,6 +212,102 @@ rc=$(run box -- no-such-command-here)
 rc=$(printf 'from-stdin' | timeout 30 "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- cat 2>"$T/err")
 [ "$rc" = from-stdin ] && ok "-i passes standard input on" || fail "stdin: '$rc' $(cat "$T/err")"
 
+# ---- -i streams both ways at once, bounded; SIGTERM ends a run whose input is pending ----
+head -c 100000000 /dev/urandom >"$T/in100"
+want=$(sha256sum <"$T/in100" | cut -d' ' -f1)
+got=$(timeout 120 "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- cat <"$T/in100" 2>"$T/err" |
+    sha256sum | cut -d' ' -f1)
+[ "$got" = "$want" ] && ok "100 MB through -i cat (ssh): byte for byte" ||
+    fail "-i 100 MB: $got != $want $(cat "$T/err")"
+rm -f "$T/in100"
+for how in keeper alone; do
+    k=1
+    [ $how = alone ] && k=0
+    rm -f "$T/fifo" && mkfifo "$T/fifo"
+    sleep 30 >"$T/fifo" & # input that never ends: a writer that stays, and writes nothing
+    writer=$!
+    CONCH_SSH_KEEPER=$k "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- \
+        sh -c 'cat >/dev/null; echo never' conch-pending-$how <"$T/fifo" >"$T/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do pgrep -f "conch-pending-$how" | grep -qv "^$pid\$" && break; sleep 0.1; done
+    sleep 0.3
+    start=$(date +%s%N)
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+    took=$((($(date +%s%N) - start) / 1000000))
+    for _ in $(seq 50); do pgrep -f "sh -c cat >/dev/null; echo never" >/dev/null || break; sleep 0.1; done
+    [ "$rc" = 143 ] && [ "$took" -lt 5000 ] && ! grep -q never "$T/out" &&
+        ! pgrep -f "sh -c cat >/dev/null; echo never" >/dev/null &&
+        ok "SIGTERM with input still pending (ssh, $how): 143 in ${took} ms, the far command gone" ||
+        fail "SIGTERM pending ($how): rc=$rc took=${took}ms $(cat "$T/out")"
+    kill $writer 2>/dev/null
+done
+
+# ---- nothing lost: a far copy that proves itself (issue 9) ----
+# The copy there removed (a wiped disk, someone cleaning ~/.conch-place): everything is sent
+# again and nothing is deleted here; -v says why.
+echo B >"$W/sub/b.txt"
+rc=$(run box -- true)
+rm -rf "$(FARCOPY c1)"
+timeout 60 "$CP" -v run --place ssh:box --workdir "$W" --chat c1 -- cat a.txt sub/b.txt >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+[ "$rc" = 0 ] && grep -q '^A2$' "$T/out" && [ -f "$W/a.txt" ] && [ -f "$W/sub/b.txt" ] &&
+    grep -q 'no copy there.*sending the whole folder and deleting nothing' "$T/err" &&
+    ok "the copy there removed (ssh): all sent again, nothing deleted here" ||
+    fail "copy removed: rc=$rc $(cat "$T/out" "$T/err") $(ls -R "$W")"
+# One file removed there behind our back, between two runs: sent again, never deleted here.
+rm -f "$(FARCOPY c1)/sub/b.txt"
+rc=$(run box -- cat sub/b.txt)
+[ "$rc" = 0 ] && grep -q '^B$' "$T/out" && [ -f "$W/sub/b.txt" ] &&
+    ok "one file removed there behind our back: sent again, kept here" ||
+    fail "behind our back: rc=$rc $(cat "$T/out" "$T/err")"
+# A copy there that is not ours (another id): treated as empty, the same way.
+echo 0123456789abcdef0123456789abcdef >"$(FARCOPY c1)/.conch-mirror-id"
+rm -f "$(FARCOPY c1)/a.txt"
+rc=$(run box -- cat a.txt)
+[ "$rc" = 0 ] && grep -q '^A2$' "$T/out" && [ -f "$W/a.txt" ] &&
+    ! grep -q 0123456789abcdef "$(FARCOPY c1)/.conch-mirror-id" &&
+    ok "a copy there with another id: treated as empty, nothing deleted here" ||
+    fail "other id: rc=$rc $(cat "$T/out" "$T/err")"
+
+# kill -9 of conch-place mid-pull, then the next run: every file old or new, whole; the next
+# run brings the rest. Alone (no keeper), so the pull runs in the process killed.
+mkdir -p "$W/k"
+i=1
+while [ $i -le 200 ]; do
+    { printf 'old %d\n' $i; head -c 60000 /dev/zero; } >"$W/k/f$i"
+    i=$((i + 1))
+done
+rc=$(CONCH_SSH_KEEPER=0 run box -- true)
+CONCH_SSH_KEEPER=0 timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sh -c \
+    'i=1; while [ $i -le 200 ]; do { printf "new %d\n" $i; head -c 60000 /dev/zero; } >k/f$i; i=$((i+1)); done' \
+    >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do ls -d "$W"/.conch-staging-* >/dev/null 2>&1 && break; sleep 0.01; done
+staged=$(ls -d "$W"/.conch-staging-* 2>/dev/null | wc -l)
+kill -KILL $pid
+wait $pid 2>/dev/null
+bad=0 new=0
+i=1
+while [ $i -le 200 ]; do
+    first=$(head -n 1 "$W/k/f$i" 2>/dev/null)
+    size=$(wc -c <"$W/k/f$i" 2>/dev/null)
+    case "$first" in "old $i" | "new $i") ;; *) bad=$((bad + 1)) ;; esac
+    [ "$size" = $((60000 + ${#first} + 1)) ] || bad=$((bad + 1))
+    [ "$first" = "new $i" ] && new=$((new + 1))
+    i=$((i + 1))
+done
+[ "$staged" -ge 1 ] && [ "$bad" = 0 ] && ok "kill -9 mid-pull: every file old or new, whole ($new of 200 new)" ||
+    fail "kill -9 mid-pull: staged=$staged bad=$bad new=$new"
+rc=$(CONCH_SSH_KEEPER=0 run box -- true)
+new=$(cat "$W"/k/f* | grep -c '^new ')
+[ "$rc" = 0 ] && [ "$new" = 200 ] && ! ls -d "$W"/.conch-staging-* >/dev/null 2>&1 &&
+    ok "kill -9 mid-pull, then the next run: all 200 new, no staging left" ||
+    fail "after kill -9: rc=$rc new=$new $(ls -a "$W") $(cat "$T/err")"
+rm -rf "$W/k"
+rc=$(run box -- true)
+
 # ---- Ctrl-C ends the far command; a killed conch-place too (the watcher) ----
 timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 41.25 >/dev/null 2>&1 &
 pid=$!
@@ -230,20 +331,31 @@ pkill -f 'sleep 42.25' 2>/dev/null
 # holds the copy's locks until then: wait for the far lock to go before the lock tests.
 for _ in $(seq 50); do [ -e "$T/far/.conch-place/locks/c1" ] || break; sleep 0.1; done
 
-# ---- one command at a time per copy: the lock here and the lock there ----
-timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 3 >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 50); do [ -s "$T/far/.conch-place/locks/c1.pgid" ] && break; sleep 0.1; done
+# ---- one command at a time per copy: two runs at once are serialised, both complete ----
+# Same computer (the lock here), then another computer (its own CONCH_HOME: the lock there).
+for who in here there; do
+    home=$T/conch
+    [ $who = there ] && home=$T/conch-other
+    rm -f "$W/order.txt" "$(FARCOPY c1)/order.txt"
+    CONCH_HOME=$T/conch timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- \
+        sh -c "echo first-start >>order.txt; sleep 3; echo first-end >>order.txt; echo 1 >first-$who.txt" \
+        >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q first-start "$(FARCOPY c1)/order.txt" 2>/dev/null && break; sleep 0.1; done
+    rc2=$(CONCH_HOME=$home run box -- sh -c "echo second >>order.txt; echo 2 >second-$who.txt")
+    wait $pid
+    rc1=$?
+    [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && grep -q 'waiting for it to end' "$T/err" &&
+        [ "$(tr '\n' ' ' <"$W/order.txt" 2>/dev/null)" = "first-start first-end second " ] &&
+        [ -f "$W/first-$who.txt" ] && [ -f "$W/second-$who.txt" ] &&
+        ok "two runs at once on one copy (lock $who): serialised, both complete, nothing lost" ||
+        fail "two runs (lock $who): rc1=$rc1 rc2=$rc2 order=$(cat "$W/order.txt" 2>&1) $(cat "$T/err")"
+done
+rm -f "$W/order.txt" "$W"/first-*.txt "$W"/second-*.txt
 rc=$(run box -- true)
-[ "$rc" = 125 ] && grep -q 'another command runs' "$T/err" && ok "lock here: a second command waits its turn" ||
-    fail "local lock: rc=$rc $(cat "$T/err")"
-rc=$(CONCH_HOME="$T/conch-other" run box -- true)
-[ "$rc" = 125 ] && grep -q 'another command runs.*far process' "$T/err" &&
-    ok "lock there: a second computer is refused" || fail "far lock: rc=$rc $(cat "$T/err")"
-wait $pid
-rc=$(run box -- true)
+for _ in $(seq 30); do [ -e "$T/far/.conch-place/locks/c1" ] || break; sleep 0.1; done
 [ "$rc" = 0 ] && [ ! -e "$T/far/.conch-place/locks/c1" ] && ok "the far lock ends with its command" ||
-    fail "lock left: rc=$rc $(cat "$T/err")"
+    fail "lock left: rc=$rc $(cat "$T/err") $(cat "$T/far/.conch-place/locks/c1") $(ps -o pid,args -p $(cut -d' ' -f2 "$T/far/.conch-place/locks/c1"))"
 
 # ---- the keeper: one connection kept between runs, private, idle-bounded, replaced ----
 KD="$T/conch/workplaces/keepers"
@@ -326,19 +438,23 @@ rc=$(run hostile -- sh -c 'echo fine >made.txt')
     [ ! -L "$W/made.txt" ] && ok "hostile far tar: no climb out, no hook, no link (rc=$rc)" ||
     fail "hostile tar landed something: $(ls -la "$W" "$T")"
 
-# ---- the copy's disk full ----
+# ---- the far disk full during a push: 125 with the words, nothing lost here ----
 if mountpoint -q "$T/small"; then
     head -c 3000000 /dev/urandom >"$W/big.bin"
-    rc=$(run small -- true)
-    words small "$rc" 'disk on small is full' "the copy's disk full: words"
+    sum=$(sha256sum <"$W/big.bin")
+    rc=$(run small -- touch ran-on-full)
+    words small "$rc" 'disk on small is full' "the far disk full during a push: words"
+    [ "$(sha256sum <"$W/big.bin")" = "$sum" ] && [ -f "$W/a.txt" ] && [ ! -e "$W/ran-on-full" ] &&
+        ok "the far disk full during a push: nothing lost here, the command not run" ||
+        fail "disk full lost something: $(ls -la "$W")"
     rm -f "$W/big.bin"
 fi
 
-# ---- the connection cut mid-transfer: nothing lands half-way, the next run recovers ----
+# ---- the connection dropped mid-pull: nothing lands half-way, the next run recovers ----
 rc=$(run cut -- sh -c 'head -c 2000000 /dev/urandom >cutbig.bin; echo x >cutsmall.txt')
 ls -A "$W" >"$T/after-cut"
 [ "$rc" = 125 ] && grep -q 'connection.*broke' "$T/err" && [ ! -e "$W/cutbig.bin" ] && [ ! -e "$W/cutsmall.txt" ] &&
-    ! grep -q conch-staging "$T/after-cut" && ok "cut mid-transfer: 125, nothing landed half-way" ||
+    ! grep -q conch-staging "$T/after-cut" && ok "connection dropped mid-pull: 125, nothing landed half-way" ||
     fail "cut: rc=$rc $(cat "$T/after-cut") $(cat "$T/err")"
 sed -i "s/Port $E/Port $A/" "$T/home/.ssh/config"
 rc=$(run cut -- true)
@@ -363,6 +479,18 @@ rc=$(SSH_AUTH_SOCK="$T/agent.sock" run fwd -- sh -c "$probe")
     fail "forwarding: rc=$rc $(cat "$T/out" "$T/err")"
 kill "$AGENT_PID" 2>/dev/null
 AGENT_PID=
+
+# ---- a progress line for a large push, on a terminal only (issue 13) ----
+head -c 25000000 /dev/urandom >"$W/large.bin"
+rc=$(run box -- true)
+! grep -q 'sending' "$T/err" && [ "$rc" = 0 ] && ok "progress: quiet when standard error is no terminal" ||
+    fail "progress without a terminal: rc=$rc $(cat "$T/err")"
+head -c 25000000 /dev/urandom >"$W/large.bin"
+script -qec "'$CP' run --place ssh:box --workdir '$W' --chat c1 -- true" "$T/typescript" >/dev/null 2>&1 </dev/null
+grep -q 'conch-place: sending [0-9]* of 25 MB' "$T/typescript" &&
+    ok "progress: a line for a 25 MB push on a terminal" || fail "progress on a terminal: $(cat -v "$T/typescript")"
+rm -f "$W/large.bin"
+rc=$(run box -- true)
 
 # ---- places and doctor ----
 "$CP" places --json >"$T/places.json" 2>"$T/err"

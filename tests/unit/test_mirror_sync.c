@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,11 +24,14 @@
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
 #include "mirror/transport.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 #include "tests/mirror/scratch.h"
 
 static struct scratch S;
 static char far[128], home[128], manifest[256];
+/* One run: its push and its pull share what they learn of the copy. */
+static struct cp_mirror_session SESS;
 static char said[65536];
 
 static void collect(void *ctx, const char *line)
@@ -88,6 +93,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    cp_mirror_session_dispose(&SESS);
     cp_transport_free(T.inner);
     scratch_remove(&S);
     return 0;
@@ -95,11 +101,14 @@ static int teardown(void **state)
 
 static struct cp_mirror_opts opts(void)
 {
-    return (struct cp_mirror_opts){.rootfd = S.workfd, .far_root = far, .manifest_path = manifest};
+    return (struct cp_mirror_opts){
+        .rootfd = S.workfd, .far_root = far, .manifest_path = manifest, .session = &SESS};
 }
 
+/* A push starts a run: what the last run learned is forgotten. */
 static int push(struct cp_mirror_report *rep)
 {
+    cp_mirror_session_dispose(&SESS);
     struct cp_mirror_opts o = opts();
     memset(rep, 0, sizeof(*rep));
     rep->say = collect;
@@ -146,6 +155,14 @@ static void assert_same_trees(void)
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(cp_listing_local(S.workfd, NULL, NULL, &a, NULL, &err), 0);
     assert_int_equal(cp_listing_local(farfd, NULL, NULL, &b, NULL, &err), 0);
+    /* The copy's id is the far side's own, never carried. */
+    for (size_t i = 0; i < b.n; i++)
+        if (strcmp(b.v[i].path, CP_MIRROR_ID_NAME) == 0) {
+            free(b.v[i].path);
+            memmove(&b.v[i], &b.v[i + 1], (b.n - i - 1) * sizeof(b.v[0]));
+            b.n--;
+            break;
+        }
     for (size_t i = 0; i < a.n && i < b.n; i++) {
         cleanup_free char *x = get_file(S.work, a.v[i].path);
         cleanup_free char *y = get_file(far, b.v[i].path);
@@ -180,9 +197,12 @@ static void test_sync__awkward_names__round_trip(void **state)
     assert_false(exists_nofollow(S.top, "pwn"));
     assert_false(exists_nofollow(far, "pwn"));
     assert_same_trees();
-    /* Names travel in the streams only: the far root is the one argument. */
-    cleanup_free char *want = xasprintf("[%s]", far);
-    assert_string_equal(T.argv_seen, want);
+    /* Names travel in the streams only: the far root is the one argument, with the new
+     * copy's id (32 hex digits) for the first unpack. The probe came first. */
+    cleanup_free char *want = xasprintf("[%s][%s][", far, far);
+    assert_memory_equal(T.argv_seen, want, strlen(want));
+    assert_int_equal(strlen(T.argv_seen), strlen(want) + 32 + 1);
+    assert_int_equal(strspn(T.argv_seen + strlen(want), "0123456789abcdef"), 32);
     /* Change each one there; all come back. */
     for (size_t i = 0; i < ARRAY_SIZE(awkward); i++)
         put_file(far, awkward[i], "changed there, longer than before");
@@ -345,8 +365,10 @@ static void test_delete__far_deleted_everything__nothing_deleted_here(void **sta
         put_file(S.work, name, "x");
     }
     assert_int_equal(push(&rep), 0);
-    rm_tree(far);
-    mkdir(far, 0755);
+    for (int i = 0; i < 12; i++) {
+        cleanup_free char *f = xasprintf("%s/f%d", far, i);
+        unlink(f);
+    }
     assert_int_equal(pull(&rep), 0);
     assert_int_equal(rep.deleted_here, 0);
     assert_int_equal(count_tree(S.work), 12);
@@ -463,7 +485,8 @@ static void test_push__symlink_to_secret__never_followed(void **state)
     assert_int_equal(rep.links, 2);
     assert_false(exists_nofollow(far, "creds"));
     assert_false(exists_nofollow(far, "keys"));
-    assert_int_equal(count_tree(far), 1);
+    assert_int_equal(count_tree(far), 2); /* a.txt and the copy's id */
+    assert_true(exists_nofollow(far, CP_MIRROR_ID_NAME));
 }
 
 static void test_listing__left_out_places__counted_not_followed(void **state)
@@ -561,6 +584,8 @@ static void change_far(unsigned *seed)
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(cp_listing_local(farfd, NULL, NULL, &l, NULL, &err), 0);
     for (size_t i = 0; i < l.n; i++) {
+        if (strcmp(l.v[i].path, CP_MIRROR_ID_NAME) == 0)
+            continue;
         int dice = rand_r(seed) % 4;
         cleanup_free char *p = xasprintf("%s/%s", far, l.v[i].path);
         if (dice == 0)
@@ -591,6 +616,189 @@ static void test_sync__random_trees__round_trip_property(void **state)
         if (rep.refused != 0 || rep.conflicts != 0)
             fail_msg("round %u: unexpected refusals:\n%s", round, said);
         assert_same_trees();
+    }
+}
+
+/* ---- issue 9: a far copy that proves itself, deletions only of what the command removed,
+ * a pull killed at any moment ---- */
+
+static void two_files_synced(void)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    put_file(S.work, "sub/b.txt", "b");
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(pull(&rep), 0);
+}
+
+static void test_identity__copy_removed_there__all_sent_nothing_deleted(void **state)
+{
+    struct cp_mirror_report rep;
+    two_files_synced();
+    rm_tree(far); /* a wiped disk, a re-imaged machine */
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 2);
+    cleanup_free char *a = get_file(far, "a.txt");
+    cleanup_free char *b = get_file(far, "sub/b.txt");
+    assert_string_equal(a, "a");
+    assert_string_equal(b, "b");
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.deleted_here, 0);
+    assert_true(exists_nofollow(S.work, "a.txt"));
+    assert_true(exists_nofollow(S.work, "sub/b.txt"));
+}
+
+static void test_identity__copy_replaced_between_push_and_pull__nothing_deleted(void **state)
+{
+    struct cp_mirror_report rep;
+    two_files_synced();
+    assert_int_equal(push(&rep), 0);
+    rm_tree(far); /* a new sandbox while the command ran */
+    mkdir(far, 0755);
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.deleted_here, 0);
+    assert_int_equal(count_tree(S.work), 3); /* a.txt, sub, sub/b.txt */
+}
+
+static void test_identity__another_copy_id__treated_as_empty(void **state)
+{
+    struct cp_mirror_report rep;
+    two_files_synced();
+    put_file(far, CP_MIRROR_ID_NAME, "00000000000000000000000000000000\n");
+    cleanup_free char *b = xasprintf("%s/sub/b.txt", far);
+    unlink(b);
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 2);
+    cleanup_free char *id = get_file(far, CP_MIRROR_ID_NAME);
+    assert_string_not_equal(id, "00000000000000000000000000000000\n");
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.deleted_here, 0);
+    assert_true(exists_nofollow(far, "sub/b.txt"));
+}
+
+static void test_identity__another_place__treated_as_empty(void **state)
+{
+    struct cp_mirror_report rep;
+    struct cp_mirror_opts o = opts();
+    o.place_id = "ssh SHA256:one root .conch-place/copies/c/w";
+    cleanup_error cp_error_t err = NULL;
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(cp_mirror_push(&T.base, &o, NULL, &err), 0);
+    cp_mirror_session_dispose(&SESS);
+    assert_int_equal(cp_mirror_push(&T.base, &o, &rep, &err), 0);
+    assert_false(SESS.fresh);
+    cp_mirror_session_dispose(&SESS);
+    o.place_id = "ssh SHA256:two root .conch-place/copies/c/w"; /* a host key changed hands */
+    assert_int_equal(cp_mirror_push(&T.base, &o, &rep, &err), 0);
+    assert_true(SESS.fresh);
+}
+
+static void test_delete__removed_there_behind_our_back__sent_again(void **state)
+{
+    struct cp_mirror_report rep;
+    two_files_synced();
+    cleanup_free char *b = xasprintf("%s/sub/b.txt", far);
+    unlink(b); /* someone else, between two runs */
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 1);
+    cleanup_free char *back = get_file(far, "sub/b.txt");
+    assert_string_equal(back, "b");
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.deleted_here, 0);
+    cleanup_free char *mine = get_file(S.work, "sub/b.txt");
+    assert_string_equal(mine, "b");
+}
+
+static void test_delete__pull_without_push__deletes_nothing(void **state)
+{
+    struct cp_mirror_report rep;
+    two_files_synced();
+    cp_mirror_session_dispose(&SESS); /* a pull that does not know what its push left */
+    cleanup_free char *b = xasprintf("%s/sub/b.txt", far);
+    unlink(b);
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.deleted_here, 0);
+    assert_true(exists_nofollow(S.work, "sub/b.txt"));
+}
+
+static void test_manifest__version_1__read_as_no_copy_known(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    cleanup_error cp_error_t err = NULL;
+    const char v1[] = "conch-mirror-manifest 1\na.txt\0"
+                      "1 0 0 0 644 1 0 0 0 644\n";
+    assert_int_equal(cp_write_file_atomic(manifest, v1, sizeof(v1) - 1, 0600, &err), 0);
+    struct cp_manifest m = {0};
+    assert_int_equal(cp_manifest_load(manifest, &m, &err), 0);
+    assert_int_equal(m.n, 1);
+    assert_null(m.copy_id);
+    cp_manifest_dispose(&m);
+    assert_int_equal(push(&rep), 0);
+    assert_true(SESS.fresh);
+    assert_int_equal(rep.sent, 1);
+    assert_int_equal(cp_manifest_load(manifest, &m, &err), 0);
+    assert_non_null(m.copy_id);
+    assert_int_equal(strlen(m.copy_id), 32);
+    cp_manifest_dispose(&m);
+}
+
+/* kill -9 at many moments of a pull of many files: each file here is the old or the new one,
+ * whole, never missing; the next run brings the rest and sweeps the staging folder. */
+static void test_pull__killed_at_any_moment__old_or_new_then_next_run_finishes(void **state)
+{
+    enum { FILES = 300 };
+    struct cp_mirror_report rep;
+    char name[32], text[64];
+    for (int i = 0; i < FILES; i++) {
+        snprintf(name, sizeof(name), "d%d/f%d", i % 7, i);
+        snprintf(text, sizeof(text), "old %d", i);
+        put_file(S.work, name, text);
+    }
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(pull(&rep), 0);
+    for (int delay_us = 0, round = 0; round < 6; round++, delay_us += 7000) {
+        for (int i = 0; i < FILES; i++) {
+            snprintf(name, sizeof(name), "d%d/f%d", i % 7, i);
+            snprintf(text, sizeof(text), "new %d round %d", i, round);
+            put_file(far, name, text);
+        }
+        assert_int_equal(push(&rep), 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            cleanup_error cp_error_t err = NULL;
+            struct cp_mirror_opts o = opts();
+            _exit(cp_mirror_pull(&T.base, &o, NULL, &err) == 0 ? 0 : 1);
+        }
+        usleep((useconds_t)delay_us);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        for (int i = 0; i < FILES; i++) {
+            snprintf(name, sizeof(name), "d%d/f%d", i % 7, i);
+            cleanup_free char *got = get_file(S.work, name);
+            if (got == NULL)
+                fail_msg("round %d: %s missing after kill -9", round, name);
+            char want_new[64], want_old[64];
+            snprintf(want_new, sizeof(want_new), "new %d round %d", i, round);
+            if (round == 0)
+                snprintf(want_old, sizeof(want_old), "old %d", i);
+            else
+                snprintf(want_old, sizeof(want_old), "new %d round %d", i, round - 1);
+            if (strcmp(got, want_new) != 0 && strcmp(got, want_old) != 0)
+                fail_msg("round %d: %s holds '%s'", round, name, got);
+        }
+        /* The next run: push (nothing of the far side's new work is lost), then pull. */
+        assert_int_equal(push(&rep), 0);
+        assert_int_equal(pull(&rep), 0);
+        for (int i = 0; i < FILES; i++) {
+            snprintf(name, sizeof(name), "d%d/f%d", i % 7, i);
+            snprintf(text, sizeof(text), "new %d round %d", i, round);
+            cleanup_free char *got = get_file(S.work, name);
+            assert_non_null(got);
+            if (strcmp(got, text) != 0)
+                fail_msg("round %d: %s is '%s' after the next run", round, name, got);
+        }
+        assert_int_equal(count_tree(S.work), FILES + 7); /* and the 7 folders: no staging left */
     }
 }
 
@@ -630,6 +838,22 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_listing__over_limits__refused_with_container_advice,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_manifest__damaged__refused_with_hint, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identity__copy_removed_there__all_sent_nothing_deleted,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_identity__copy_replaced_between_push_and_pull__nothing_deleted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identity__another_copy_id__treated_as_empty, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_identity__another_place__treated_as_empty, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_delete__removed_there_behind_our_back__sent_again,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete__pull_without_push__deletes_nothing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_manifest__version_1__read_as_no_copy_known, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            test_pull__killed_at_any_moment__old_or_new_then_next_run_finishes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync__random_trees__round_trip_property, setup,
                                         teardown),
     };
