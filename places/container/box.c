@@ -11,6 +11,7 @@
 
 #include "places/container/box.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 /* Field 22 of /proc/PID/stat: the start time that tells a reused pid from its first owner. */
@@ -138,6 +139,7 @@ static int exited_status(struct cp_engine *e, const char *id, int *status_out, c
 int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err)
 {
     int r = exited_status(e, id, status_out, err);
+    cp_debug("inspected: %s", r > 0 ? "exited" : "not yet");
     if (r != 0)
         return r < 0 ? r : 0;
     cleanup_free char *path = xasprintf("/containers/%s/wait?condition=not-running", id);

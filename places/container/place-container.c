@@ -163,6 +163,7 @@ static int choose_user(struct container_state *s, cp_error_t *err)
 
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
+    cp_debug("preparing");
     struct container_state *s = xcalloc(1, sizeof(*s));
     __attribute__((cleanup(cleanup_statep))) struct container_state *hold = s;
     if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0 || choose_user(s, err) < 0)
@@ -186,6 +187,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (req->sealed &&
         cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
         return cp_error_code(err);
+    if (req->sealed)
+        cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);
     if (warm_names(s, req, err) < 0)
         return cp_error_code(err);
     build_spec(s, req);
@@ -202,8 +205,10 @@ static int attach_and_start(struct cp_engine *e, const char *id, bool interactiv
                                         id, interactive ? 1 : 0);
     if (cp_stream_hijack(e, "POST", path, NULL, fd_out, early, err) < 0)
         return cp_error_wrap(err, "attaching to the box");
+    cp_debug("attached");
     if (cp_box_start(e, id, err) < 0)
         return cp_error_wrap(err, "starting the box");
+    cp_debug("started");
     return 0;
 }
 
@@ -228,6 +233,7 @@ static int run_fresh(struct container_state *s, const char *id, const struct cp_
     int stdin_fd = req->interactive ? STDIN_FILENO : -1;
     if (cp_stream_pump(fd, d, &early, stdin_fd, cp_signals_install(), err) < 0)
         return cp_error_code(err);
+    cp_debug("output ended");
     return cp_box_wait(s->engine, id, status_out, err);
 }
 
