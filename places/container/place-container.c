@@ -142,6 +142,7 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .cpus = host_cpus(),
         .labels = s->labels,
     };
+    cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
     /* A warm box serves only while its sidecar is the one it was made to use. */
     cleanup_free char *made_from =

@@ -15,6 +15,7 @@
 #include "places/container/box.h"
 #include "places/container/warm.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
@@ -138,6 +139,7 @@ static int try_claim(struct cp_engine *e, json_object *list, const char *key, co
             return cp_error_code(err);
         if (status != 204 && status != 200)
             continue;
+        cp_debug("renamed");
         if (wake(e, id, err) < 0)
             return cp_error_code(err);
         json_object *names = NULL;
@@ -222,6 +224,7 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     const char *exec_id = cp_json_str(reply, "Id");
     if (exec_id == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "the engine gave no exec id");
+    cp_debug("exec made");
     cleanup_json json_object *start = json_object_new_object();
     json_object_object_add(start, "Detach", json_object_new_boolean(0));
     json_object_object_add(start, "Tty", json_object_new_boolean(0));
@@ -232,6 +235,7 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     if (cp_stream_hijack(e, "POST", start_path, start, &fd, &early, err) < 0 ||
         cp_stream_pump(fd, d, &early, x->interactive ? STDIN_FILENO : -1, x->stop_fd, err) < 0)
         return cp_error_code(err);
+    cp_debug("output ended");
     return exec_status(e, exec_id, status_out, err);
 }
 
