@@ -2,6 +2,7 @@
  * demultiplexer and the init-report sniffing, engine discovery order, protected places. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,6 +237,56 @@ static void test_demux__frames_split_anywhere__streams_kept_apart(void **state)
     }
 }
 
+/* A reader that never reads must not hold the run once a signal came: the blocked write
+ * gives up with EINTR when the stop fd becomes readable, and wrote only what fitted. */
+static void test_demux__output_full_and_stopped__gives_up(void **state)
+{
+    (void)state;
+    int out[2], stop[2];
+    assert_int_equal(pipe(out), 0);
+    assert_int_equal(pipe(stop), 0);
+    int cap = fcntl(out[1], F_SETPIPE_SZ, 4096);
+    assert_true(cap >= 4096);
+    /* non-blocking only so that a broken demux fails here instead of hanging the test */
+    assert_int_equal(fcntl(out[1], F_SETFL, O_NONBLOCK), 0);
+    static uint8_t big[8 + 65536];
+    size_t n = 65536;
+    big[0] = 1;
+    big[4] = (uint8_t)(n >> 24), big[5] = (uint8_t)(n >> 16), big[6] = (uint8_t)(n >> 8);
+    big[7] = (uint8_t)n;
+    memset(big + 8, 'x', n);
+    assert_int_equal(write(stop[1], "x", 1), 1);
+    struct cp_demux d;
+    cp_demux_init(&d, out[1], out[1]);
+    cp_demux_set_stop(&d, stop[0]);
+    errno = 0;
+    assert_int_equal(cp_demux_feed(&d, big, sizeof(big)), -1);
+    assert_int_equal(errno, EINTR);
+    /* the stop fd is looked at before each write, so nothing was written at all */
+    int pending = -1;
+    assert_int_equal(ioctl(out[0], FIONREAD, &pending), 0);
+    assert_int_equal(pending, 0);
+    close(out[0]), close(out[1]), close(stop[0]), close(stop[1]);
+}
+
+/* Without a stop fd the same output goes through whole (a reader that reads). */
+static void test_demux__no_stop__writes_whole(void **state)
+{
+    (void)state;
+    struct pipes p;
+    open_pipes(&p);
+    uint8_t stream[64];
+    size_t len = 0;
+    frame(stream, 1, "all of it", &len);
+    struct cp_demux d;
+    cp_demux_init(&d, p.out[1], p.err[1]);
+    assert_int_equal(cp_demux_feed(&d, stream, len), 0);
+    char out[64];
+    drain(p.out[0], out, sizeof(out));
+    assert_string_equal(out, "all of it");
+    close(p.out[0]), close(p.out[1]), close(p.err[0]), close(p.err[1]);
+}
+
 static int sniff_status(const char *report, char *passed, size_t passed_len)
 {
     uint8_t stream[512];
@@ -359,6 +411,8 @@ int main(void)
         cmocka_unit_test(test_demux__frames_split_anywhere__streams_kept_apart),
         cmocka_unit_test(test_demux__init_reports__become_126_and_127),
         cmocka_unit_test(test_demux__lookalike_output__passed_through_untouched),
+        cmocka_unit_test(test_demux__output_full_and_stopped__gives_up),
+        cmocka_unit_test(test_demux__no_stop__writes_whole),
         cmocka_unit_test(test_engine__discovery__env_first_unix_only),
         cmocka_unit_test(test_protect__keys_anywhere__found_links_not_followed),
     };
