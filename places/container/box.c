@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
+
+#define PODMAN_LOOKS 20
 
 /* Field 22 of /proc/PID/stat: the start time that tells a reused pid from its first owner. */
 static char *process_start(long pid)
@@ -157,9 +160,25 @@ static int64_t wait_code(json_object *reply)
     return cp_json_int(reply, "StatusCode", -1);
 }
 
+/* Podman records the exit a few ms after the stream ends (conmon reaps, then writes it), and
+ * its own wait took 160 ms to see it here: a few quick looks come first. Docker's inspect
+ * already waits for the exit it is processing. */
+static int look_a_few_times(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err)
+{
+    int looks = strcmp(e->kind, "podman") == 0 ? PODMAN_LOOKS : 1;
+    for (int i = 0; i < looks; i++) {
+        int r = exited_status(e, id, status_out, err);
+        if (r != 0)
+            return r;
+        if (i + 1 < looks)
+            poll(NULL, 0, 5);
+    }
+    return 0;
+}
+
 int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err)
 {
-    int r = exited_status(e, id, status_out, err);
+    int r = look_a_few_times(e, id, status_out, err);
     cp_debug("inspected: %s", r > 0 ? "exited" : "not yet");
     if (r != 0)
         return r < 0 ? r : 0;

@@ -72,16 +72,36 @@ static int flush_held(struct cp_demux *d)
     return n ? put(d, d->err_fd, d->held, n) : 0;
 }
 
+/* A stdin-exec warm box's shell says so when its exec fails (dash: "sh: 1: exec: NAME: not
+ * found", busybox: "sh: exec: line 0: NAME: not found"). */
+#define SHELL_PREFIX "sh: "
+
+static bool held_starts(const struct cp_demux *d, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    size_t n = d->held_len < pl ? d->held_len : pl;
+    return memcmp(d->held, prefix, n) == 0;
+}
+
 /* 1: the held bytes could still be an init's report; 0: they cannot. */
 static int held_could_be_report(const struct cp_demux *d)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(init_prefixes); i++) {
-        size_t pl = strlen(init_prefixes[i]);
-        size_t n = d->held_len < pl ? d->held_len : pl;
-        if (memcmp(d->held, init_prefixes[i], n) == 0)
+    for (size_t i = 0; i < ARRAY_SIZE(init_prefixes); i++)
+        if (held_starts(d, init_prefixes[i]))
             return 1;
-    }
-    return 0;
+    return d->launch_name != NULL && held_starts(d, SHELL_PREFIX);
+}
+
+/* The shell's words count only when they name the command itself: a command that is a shell
+ * failing its own exec keeps its own words. */
+static bool names_launch(const struct cp_demux *d, const char *text)
+{
+    if (strncmp(text, SHELL_PREFIX, strlen(SHELL_PREFIX)) != 0)
+        return true;
+    if (d->launch_name == NULL)
+        return false;
+    cleanup_free char *needle = xasprintf(": %s: ", d->launch_name);
+    return strstr(text, needle) != NULL;
 }
 
 static int judge_report(struct cp_demux *d, const char *eol)
@@ -90,9 +110,9 @@ static int judge_report(struct cp_demux *d, const char *eol)
     char text[sizeof(d->held) + 1];
     memcpy(text, d->held, line);
     text[line] = '\0';
-    if (strstr(text, "exec") == NULL)
+    if (strstr(text, "exec") == NULL || !names_launch(d, text))
         return flush_held(d);
-    if (strstr(text, "No such file or directory") != NULL)
+    if (strstr(text, "No such file or directory") != NULL || strstr(text, "not found") != NULL)
         d->launch_status = 127;
     else if (strstr(text, "Permission denied") != NULL || strstr(text, "Exec format error") != NULL)
         d->launch_status = 126;

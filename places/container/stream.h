@@ -25,6 +25,8 @@ struct cp_demux {
     char held[512];
     size_t held_len;
     int launch_status; /* 127 not found, 126 not executable, 0 started */
+    /* A stdin-exec warm box: the command's name, whose failed exec its shell reports. */
+    const char *launch_name;
 };
 
 void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -162,6 +163,45 @@ static void test_warm_key__what_the_box_is_made_from__all_in_the_key(void **stat
     assert_string_not_equal(ka, kimg);
 }
 
+/* The command a stdin-exec box reads comes out of the shell's eval as the same argv, quotes,
+ * newlines, globs and dollars included; and the protocol is in the key. */
+static void test_warm_command__hostile_argv__same_argv_after_eval(void **state)
+{
+    (void)state;
+    char *argv[] = {"printf", "%s|", "it's", "a b", "$HOME", "l1\nl2", "*", "\\", "'", "", NULL};
+    cleanup_buf struct cp_buf msg;
+    cp_buf_init(&msg, 1 << 20);
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_warm_command_message(argv, &msg, &err), 0);
+    char path[] = "/tmp/conch-unit-msg-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(cp_write_all(fd, msg.data, msg.len), 0);
+    assert_int_equal(cp_write_all(fd, "STDIN", 5), 0);
+    close(fd);
+    /* the waiter's reading, then the command's own stdin must still be all there */
+    cleanup_free char *cmd =
+        xasprintf("cd / && sh -c 'IFS= read -r n; c=$(dd bs=1 count=\"$n\" 2>/dev/null); "
+                  "eval \"set -- $c\"; shift; printf \"%%s|\" \"$@\"; cat' < %s",
+                  path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[256] = "";
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    pclose(p);
+    unlink(path);
+    assert_string_equal(out, "%s||it's|a b|$HOME|l1\nl2|*|\\|'||STDIN");
+    char *big[] = {"x", NULL};
+    struct cp_box_spec docker = {.image = "i", .argv = big, .workdir = "/w", .network = "none"};
+    struct cp_box_spec podman = docker;
+    podman.podman = true;
+    cleanup_free char *kd = cp_warm_key(&docker, "sha256:1");
+    cleanup_free char *kp = cp_warm_key(&podman, "sha256:1");
+    assert_non_null(strstr(kd, " exec-api "));
+    assert_non_null(strstr(kp, " stdin-exec "));
+}
+
 static void test_warm_spec__waiter__same_seal_and_labelled(void **state)
 {
     char *argv[] = {"true", NULL};
@@ -285,6 +325,37 @@ static void test_demux__no_stop__writes_whole(void **state)
     drain(p.out[0], out, sizeof(out));
     assert_string_equal(out, "all of it");
     close(p.out[0]), close(p.out[1]), close(p.err[0]), close(p.err[1]);
+}
+
+/* A stdin-exec box's shell reports a failed exec of the command itself in its own words: read
+ * as 127 / 126; the same words about another name (a shell command's own exec) pass through. */
+static int shell_report(const char *name, const char *report, char *passed, size_t len)
+{
+    uint8_t stream[512];
+    size_t n = 0;
+    frame(stream, 2, report, &n);
+    struct pipes p;
+    open_pipes(&p);
+    struct cp_demux d;
+    cp_demux_init(&d, p.out[1], p.err[1]);
+    d.launch_name = name;
+    assert_int_equal(cp_demux_feed(&d, stream, n), 0);
+    assert_int_equal(cp_demux_finish(&d), 0);
+    drain(p.err[0], passed, len);
+    close(p.out[0]), close(p.out[1]), close(p.err[0]), close(p.err[1]);
+    return d.launch_status;
+}
+
+static void test_demux__shell_exec_report__read_only_for_the_command(void **state)
+{
+    (void)state;
+    char passed[256];
+    assert_int_equal(shell_report("nope", "sh: exec: line 0: nope: not found\n", passed, 256), 127);
+    assert_string_equal(passed, "");
+    assert_int_equal(shell_report("./f", "sh: 1: exec: ./f: Permission denied\n", passed, 256),
+                     126);
+    assert_int_equal(shell_report("sh", "sh: exec: line 0: other: not found\n", passed, 256), 0);
+    assert_string_equal(passed, "sh: exec: line 0: other: not found\n");
 }
 
 static int sniff_status(const char *report, char *passed, size_t passed_len)
@@ -412,6 +483,8 @@ int main(void)
         cmocka_unit_test(test_demux__init_reports__become_126_and_127),
         cmocka_unit_test(test_demux__lookalike_output__passed_through_untouched),
         cmocka_unit_test(test_demux__output_full_and_stopped__gives_up),
+        cmocka_unit_test(test_demux__shell_exec_report__read_only_for_the_command),
+        cmocka_unit_test(test_warm_command__hostile_argv__same_argv_after_eval),
         cmocka_unit_test(test_demux__no_stop__writes_whole),
         cmocka_unit_test(test_engine__discovery__env_first_unix_only),
         cmocka_unit_test(test_protect__keys_anywhere__found_links_not_followed),
