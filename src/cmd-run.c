@@ -14,6 +14,7 @@
 #include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/settings.h"
+#include "src/base/signals.h"
 #include "src/base/util.h"
 
 #define DEFAULT_PLACE "container"
@@ -135,6 +136,11 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
     if (r == 0) {
         r = ops->run(state, &req, &status, err);
         ops->release(state);
+    }
+    /* Stopped by the person while the place was being made ready: nothing of it is left. */
+    if (r == CP_ERR_INTERRUPTED && cp_signals_caught() != 0) {
+        cp_error_free(err);
+        return 128 + cp_signals_caught();
     }
     if (r < 0)
         cp_error_hint(err, "Run 'conch-place doctor --place %s' to check the place end to end.",

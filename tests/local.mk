@@ -38,6 +38,9 @@ endif
 # (bootstrap.sh test does both).
 TESTS += tests/integration/container.test
 EXTRA_DIST += tests/integration/container.test tests/integration/engines.sh
+# -i streaming and signals at every stage; finds its boxes by name, so it may overlap others.
+TESTS += tests/integration/container-stream.test
+EXTRA_DIST += tests/integration/container-stream.test
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_demux

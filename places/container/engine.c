@@ -152,7 +152,9 @@ static int perform(struct cp_engine *e, const char *method, const char *path, js
                               .content_type = body ? "application/json" : NULL,
                               .body = text,
                               .body_len = text ? strlen(text) : 0,
-                              .max_body = REPLY_MAX};
+                              .max_body = REPLY_MAX,
+                              .timeout_ms = e->timeout_ms,
+                              .signal_grace_ms = e->signal_grace_ms};
     if (cp_http_perform(&e->curl, &req, resp, err) < 0)
         return cp_error_wrap(err, "engine on %s", e->socket);
     return 0;
@@ -215,7 +217,8 @@ int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_
                               .reader = reader,
                               .reader_ctx = ctx,
                               .timeout_ms = timeout_ms,
-                              .max_body = 4 * 1024 * 1024};
+                              .max_body = 4 * 1024 * 1024,
+                              .signal_grace_ms = e->signal_grace_ms};
     cleanup_http_resp struct cp_http_resp resp = {0};
     if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
         return cp_error_wrap(err, "engine on %s", e->socket);

@@ -14,6 +14,10 @@ struct cp_engine {
     const char *kind; /* "docker" or "podman", as the engine says of itself */
     char version[16]; /* the negotiated API version, e.g. "1.41" */
     CURL *curl;       /* kept for the connection's reuse */
+    /* Per call: how long a call may go on after a signal (cp_http_req), and a time-out;
+     * 0 for none. A run sets a grace; its clean-up after a signal sets a time-out instead. */
+    long signal_grace_ms;
+    long timeout_ms;
 };
 
 /* Finds an engine in DESIGN.md's order, narrowed by want (docker|podman|auto or NULL),

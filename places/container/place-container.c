@@ -90,6 +90,21 @@ static int empty_file(char **out, cp_error_t *err)
     return 0;
 }
 
+/* A call under way when a signal comes may finish within this, so that a box being made is
+ * known by its id and removed; the clean-up then has CLEANUP_MS, all well inside 5 s. */
+#define SIGNAL_GRACE_MS 1500
+#define CLEANUP_MS      3000
+
+/* Whether a signal came; if so, err says so and the caller stops. */
+static bool interrupted(cp_error_t *err)
+{
+    if (cp_signals_caught() == 0)
+        return false;
+    if (*err == NULL)
+        cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
+    return true;
+}
+
 static const char *engine_wanted(const struct cp_run_request *req)
 {
     if (req->engine != NULL)
@@ -128,6 +143,7 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .cpus = host_cpus(),
         .labels = s->labels,
     };
+    cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
     /* A warm box serves only while its sidecar is the one it was made to use. */
     cleanup_free char *made_from =
@@ -166,9 +182,15 @@ static int choose_user(struct container_state *s, cp_error_t *err)
 
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
+    cp_debug("preparing");
+    /* From here a signal is a flag that every wait looks at, never a death that leaves a box. */
+    cp_signals_install();
     struct container_state *s = xcalloc(1, sizeof(*s));
     __attribute__((cleanup(cleanup_statep))) struct container_state *hold = s;
-    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0 || choose_user(s, err) < 0)
+    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0)
+        return cp_error_code(err);
+    s->engine->signal_grace_ms = SIGNAL_GRACE_MS;
+    if (choose_user(s, err) < 0)
         return cp_error_code(err);
     cleanup_error cp_error_t sweep_err = NULL;
     if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
@@ -194,9 +216,13 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (req->sealed &&
         cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
         return cp_error_code(err);
+    if (req->sealed)
+        cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);
     if (warm_names(s, req, err) < 0)
         return cp_error_code(err);
     build_spec(s, req);
+    if (interrupted(err))
+        return cp_error_code(err);
     *state_out = steal_pointer(&hold);
     return 0;
 }
@@ -210,8 +236,10 @@ static int attach_and_start(struct cp_engine *e, const char *id, bool interactiv
                                         id, interactive ? 1 : 0);
     if (cp_stream_hijack(e, "POST", path, NULL, fd_out, early, err) < 0)
         return cp_error_wrap(err, "attaching to the box");
+    cp_debug("attached");
     if (cp_box_start(e, id, err) < 0)
         return cp_error_wrap(err, "starting the box");
+    cp_debug("started");
     return 0;
 }
 
@@ -236,6 +264,7 @@ static int run_fresh(struct container_state *s, const char *id, const struct cp_
     int stdin_fd = req->interactive ? STDIN_FILENO : -1;
     if (cp_stream_pump(fd, d, &early, stdin_fd, cp_signals_install(), err) < 0)
         return cp_error_code(err);
+    cp_debug("output ended");
     return cp_box_wait(s->engine, id, status_out, err);
 }
 
@@ -275,9 +304,24 @@ static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_
         if (r < 0)
             cp_debug("no warm box: %s", werr->msg);
     }
+    if (interrupted(err))
+        return cp_error_code(err);
     if (cp_box_create(s->engine, s->spec, s->name, id_out, err) < 0)
         return cp_error_wrap(err, "making the box");
+    cp_debug("made");
     return 0;
+}
+
+/* The box goes before we do. Without an id a create may have been cut short after the engine
+ * made it: its name, chosen ahead, finds it. */
+static void remove_after_failure(struct container_state *s, const char *id)
+{
+    s->engine->signal_grace_ms = 0;
+    s->engine->timeout_ms = CLEANUP_MS;
+    cleanup_error cp_error_t rm_err = NULL;
+    if (cp_box_remove(s->engine, id != NULL ? id : s->name, &rm_err) < 0)
+        cp_say("%s; 'conch-place clean' removes it later", rm_err->msg);
+    cp_debug("box removed");
 }
 
 static int container_run(void *state, const struct cp_run_request *req, int *status_out,
@@ -286,26 +330,27 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     struct container_state *s = state;
     cleanup_free char *id = NULL;
     bool warm = false;
-    if (get_box(s, &warm, &id, err) < 0)
-        return cp_error_code(err);
-    cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
-    struct cp_demux d;
-    cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
-    int r = warm ? run_warm(s, id, req, &d, status_out, err)
-                 : run_fresh(s, id, req, &d, status_out, err);
-    cp_debug("command done");
+    int r = get_box(s, &warm, &id, err);
     if (r == 0) {
-        launch_status(&d, req, status_out);
+        cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
+        struct cp_demux d;
+        cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
+        r = warm ? run_warm(s, id, req, &d, status_out, err)
+                 : run_fresh(s, id, req, &d, status_out, err);
+        cp_debug("command done");
+        if (r == 0)
+            launch_status(&d, req, status_out);
+    }
+    if (r == 0) {
         if (req->sealed)
             cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
         /* The used box goes, and the next one is made, while the caller moves on. */
         cp_warm_refill(s->engine, id, warm_enabled() ? s->warm_spec : NULL, s->warm_name);
         return 0;
     }
-    cleanup_error cp_error_t rm_err = NULL;
-    if (cp_box_remove(s->engine, id, &rm_err) < 0)
-        cp_say("%s; 'conch-place clean' removes it later", rm_err->msg);
-    if (r == CP_ERR_INTERRUPTED) {
+    remove_after_failure(s, id);
+    /* A signal may also surface as the failure it caused (a lock or a call cut short). */
+    if (r == CP_ERR_INTERRUPTED || cp_signals_caught() != 0) {
         *status_out = 128 + cp_signals_caught();
         cp_error_free(err);
         return 0;

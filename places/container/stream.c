@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,15 +11,54 @@
 #include <unistd.h>
 
 #include "places/container/stream.h"
+#include "src/base/signals.h"
 #include "src/base/util.h"
 
-#define HEADER_MAX (16 * 1024)
+#define HEADER_MAX     (16 * 1024)
+#define ANSWER_WAIT_MS 60000
 
 void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd)
 {
     memset(d, 0, sizeof(*d));
     d->out_fd = out_fd;
     d->err_fd = err_fd;
+    d->stop_fd = -1;
+}
+
+void cp_demux_set_stop(struct cp_demux *d, int stop_fd)
+{
+    d->stop_fd = stop_fd;
+}
+
+/* A reader that stops reading our output must not hold the run past a signal: each write waits
+ * in poll beside the stop fd, and is small enough not to block once the fd is writable. */
+static int put(const struct cp_demux *d, int fd, const void *data, size_t len)
+{
+    if (d->stop_fd < 0)
+        return cp_write_all(fd, data, len);
+    const char *p = data;
+    while (len > 0) {
+        struct pollfd w[2] = {{fd, POLLOUT, 0}, {d->stop_fd, POLLIN, 0}};
+        int ready = poll(w, 2, -1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready < 0)
+            return -1;
+        if (w[1].revents != 0) {
+            errno = EINTR;
+            return -1;
+        }
+        if (w[0].revents == 0)
+            continue;
+        ssize_t n = write(fd, p, len < PIPE_BUF ? len : PIPE_BUF);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
 }
 
 /* tini (Docker's init) and catatonit (Podman's) say so when exec fails. */
@@ -29,19 +69,39 @@ static int flush_held(struct cp_demux *d)
     d->sniff_done = true;
     size_t n = d->held_len;
     d->held_len = 0;
-    return n ? cp_write_all(d->err_fd, d->held, n) : 0;
+    return n ? put(d, d->err_fd, d->held, n) : 0;
+}
+
+/* A stdin-exec warm box's shell says so when its exec fails (dash: "sh: 1: exec: NAME: not
+ * found", busybox: "sh: exec: line 0: NAME: not found"). */
+#define SHELL_PREFIX "sh: "
+
+static bool held_starts(const struct cp_demux *d, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    size_t n = d->held_len < pl ? d->held_len : pl;
+    return memcmp(d->held, prefix, n) == 0;
 }
 
 /* 1: the held bytes could still be an init's report; 0: they cannot. */
 static int held_could_be_report(const struct cp_demux *d)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(init_prefixes); i++) {
-        size_t pl = strlen(init_prefixes[i]);
-        size_t n = d->held_len < pl ? d->held_len : pl;
-        if (memcmp(d->held, init_prefixes[i], n) == 0)
+    for (size_t i = 0; i < ARRAY_SIZE(init_prefixes); i++)
+        if (held_starts(d, init_prefixes[i]))
             return 1;
-    }
-    return 0;
+    return d->launch_name != NULL && held_starts(d, SHELL_PREFIX);
+}
+
+/* The shell's words count only when they name the command itself: a command that is a shell
+ * failing its own exec keeps its own words. */
+static bool names_launch(const struct cp_demux *d, const char *text)
+{
+    if (strncmp(text, SHELL_PREFIX, strlen(SHELL_PREFIX)) != 0)
+        return true;
+    if (d->launch_name == NULL)
+        return false;
+    cleanup_free char *needle = xasprintf(": %s: ", d->launch_name);
+    return strstr(text, needle) != NULL;
 }
 
 static int judge_report(struct cp_demux *d, const char *eol)
@@ -50,9 +110,9 @@ static int judge_report(struct cp_demux *d, const char *eol)
     char text[sizeof(d->held) + 1];
     memcpy(text, d->held, line);
     text[line] = '\0';
-    if (strstr(text, "exec") == NULL)
+    if (strstr(text, "exec") == NULL || !names_launch(d, text))
         return flush_held(d);
-    if (strstr(text, "No such file or directory") != NULL)
+    if (strstr(text, "No such file or directory") != NULL || strstr(text, "not found") != NULL)
         d->launch_status = 127;
     else if (strstr(text, "Permission denied") != NULL || strstr(text, "Exec format error") != NULL)
         d->launch_status = 126;
@@ -71,12 +131,12 @@ static int sniff(struct cp_demux *d, const uint8_t *data, size_t len)
     memcpy(d->held + d->held_len, data, take);
     d->held_len += take;
     if (!held_could_be_report(d))
-        return flush_held(d) < 0 ? -1 : cp_write_all(d->err_fd, data + take, len - take);
+        return flush_held(d) < 0 ? -1 : put(d, d->err_fd, data + take, len - take);
     const char *eol = memchr(d->held, '\n', d->held_len);
     if (eol == NULL && d->held_len < sizeof(d->held))
         return 0;
     int r = eol ? judge_report(d, eol) : flush_held(d);
-    return r < 0 ? -1 : cp_write_all(d->err_fd, data + take, len - take);
+    return r < 0 ? -1 : put(d, d->err_fd, data + take, len - take);
 }
 
 static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
@@ -86,7 +146,7 @@ static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
         return sniff(d, data, len);
     if (!d->sniff_done && flush_held(d) < 0)
         return -1;
-    return cp_write_all(to_err ? d->err_fd : d->out_fd, data, len);
+    return put(d, to_err ? d->err_fd : d->out_fd, data, len);
 }
 
 int cp_demux_finish(struct cp_demux *d)
@@ -153,6 +213,16 @@ static int read_answer(int fd, struct cp_buf *head, struct cp_buf *early, cp_err
             head->data[hlen] = '\0';
             return 0;
         }
+        /* The engine answers at once; a signal meanwhile ends the wait. */
+        struct pollfd p[2] = {{fd, POLLIN, 0}, {cp_signals_install(), POLLIN, 0}};
+        int ready = poll(p, 2, ANSWER_WAIT_MS);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return cp_error_make(err, CP_ERR_TIMEOUT, ready < 0 ? errno : 0,
+                                 "the engine did not answer the attach");
+        if (p[1].revents != 0)
+            return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR)
             continue;
@@ -198,54 +268,109 @@ int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, 
     return 0;
 }
 
-static int relay_stdin(int in_fd, int sock, cp_error_t *err)
-{
+/* Standard input on its way to the box: one chunk held at a time, so memory stays bounded and
+ * the box's output is read while the box is slow to take its input. */
+struct relay {
+    int in_fd; /* -1 once it ended */
+    int sock;
     char buf[65536];
-    ssize_t n = read(in_fd, buf, sizeof(buf));
+    size_t off, len;
+    bool closed; /* the box's stdin was half-closed (or the box stopped reading it) */
+};
+
+static void relay_close(struct relay *r)
+{
+    r->in_fd = -1;
+    r->off = r->len = 0;
+    if (!r->closed)
+        shutdown(r->sock, SHUT_WR); /* the box's stdin ends here; its output keeps coming */
+    r->closed = true;
+}
+
+static int relay_read(struct relay *r, cp_error_t *err)
+{
+    ssize_t n = read(r->in_fd, r->buf, sizeof(r->buf));
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return 1;
-    if (n <= 0) {
-        /* The box's stdin ends here; its output keeps coming (StdinOnce). */
-        shutdown(sock, SHUT_WR);
+        return 0;
+    if (n < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "reading standard input");
+    if (n == 0)
+        relay_close(r);
+    r->off = 0;
+    r->len = (size_t)n;
+    return 0;
+}
+
+static int relay_write(struct relay *r, cp_error_t *err)
+{
+    ssize_t n = send(r->sock, r->buf + r->off, r->len - r->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+        relay_close(r); /* the box stopped reading; its output and status still count */
         return 0;
     }
-    if (cp_write_all(sock, buf, (size_t)n) < 0)
-        return errno == EPIPE ? 0 : cp_error_make(err, CP_ERR_FAILED, errno, "stdin to the box");
-    return 1;
+    if (n < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "standard input to the box");
+    r->off += (size_t)n;
+    if (r->off == r->len)
+        r->off = r->len = 0;
+    return 0;
+}
+
+/* 1 when the stream ended, 0 to go on. */
+static int take_output(int fd, struct cp_demux *d, cp_error_t *err)
+{
+    uint8_t buf[65536];
+    ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "reading from the box");
+    if (n == 0)
+        return cp_demux_finish(d) < 0 ? cp_error_make(err, CP_ERR_FAILED, errno, "output") : 1;
+    if (cp_demux_feed(d, buf, (size_t)n) < 0)
+        return errno == EINTR
+                   ? cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted")
+                   : cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
+    return 0;
+}
+
+static int pump_once(int fd, struct cp_demux *d, struct relay *r, int stop_fd, cp_error_t *err)
+{
+    bool want_in = r->in_fd >= 0 && r->len == 0, want_out = r->len > 0;
+    struct pollfd p[3] = {{fd, (short)(POLLIN | (want_out ? POLLOUT : 0)), 0},
+                          {stop_fd, POLLIN, 0},
+                          {want_in ? r->in_fd : -1, POLLIN, 0}};
+    if (poll(p, 3, -1) < 0)
+        return errno == EINTR ? 0 : cp_error_make(err, CP_ERR_FAILED, errno, "poll");
+    if (p[1].revents != 0)
+        return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
+    if (p[2].revents != 0 && relay_read(r, err) < 0)
+        return cp_error_code(err);
+    if ((p[0].revents & (POLLOUT | POLLERR)) && r->len > 0 && relay_write(r, err) < 0)
+        return cp_error_code(err);
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+        return take_output(fd, d, err);
+    return 0;
 }
 
 int cp_stream_pump(int fd, struct cp_demux *d, struct cp_buf *early, int stdin_fd, int stop_fd,
                    cp_error_t *err)
 {
+    cp_demux_set_stop(d, stop_fd);
     if (early->len > 0 && cp_demux_feed(d, (uint8_t *)early->data, early->len) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
-    uint8_t buf[65536];
+        return errno == EINTR
+                   ? cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted")
+                   : cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
+    struct relay *r = xcalloc(1, sizeof(*r));
+    cleanup_free struct relay *hold = r;
+    r->in_fd = stdin_fd;
+    r->sock = fd;
+    r->closed = stdin_fd < 0;
     for (;;) {
-        struct pollfd p[3] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
-        if (poll(p, stdin_fd >= 0 ? 3 : 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            return cp_error_make(err, CP_ERR_FAILED, errno, "poll");
-        }
-        if (p[1].revents != 0)
-            return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
-        if (stdin_fd >= 0 && p[2].revents != 0) {
-            int r = relay_stdin(stdin_fd, fd, err);
-            if (r < 0)
-                return r;
-            if (r == 0)
-                stdin_fd = -1;
-        }
-        if (p[0].revents == 0)
-            continue;
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "reading from the box");
-        if (n == 0)
-            return cp_demux_finish(d) < 0 ? cp_error_make(err, CP_ERR_FAILED, errno, "output") : 0;
-        if (cp_demux_feed(d, buf, (size_t)n) < 0)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
+        int done = pump_once(fd, d, r, stop_fd, err);
+        if (done != 0)
+            return done < 0 ? done : 0;
     }
 }

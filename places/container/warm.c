@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "places/container/box.h"
 #include "places/container/warm.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
@@ -23,10 +25,37 @@
 #define WARM_LIFE      300
 #define WARM_CLAIM_MAX 240
 #define WARM_PREFIX    "conch-warm-"
+/* The quoted command a stdin-exec box reads (argv is bounded far below by the kernel). */
+#define WARM_COMMAND_MAX (4 * 1024 * 1024)
 
-/* Waits for one line on stdin (the claim), else leaves; once claimed, waits for removal. */
-static const char *const waiter[] = {
+/* How the command reaches a claimed box, measured per engine (bench/container-roundtrip, -v):
+ * - Docker: the exec API. Exec create, start and inspect take ~50 ms; Docker ends a box's own
+ *   attach stream only once it has processed the box's exit, ~80 ms after a `true`.
+ * - Podman: the box's first process reads the command on its stdin and execs it, so its exit
+ *   is the box's exit: ~10 ms from attach to exit status, where Podman's exec (a runc exec
+ *   through conmon) takes ~100 ms. */
+enum warm_way { WARM_EXEC_API, WARM_STDIN_EXEC };
+
+static enum warm_way warm_way(bool podman)
+{
+    return podman ? WARM_STDIN_EXEC : WARM_EXEC_API;
+}
+
+/* Exec API: waits for one line on stdin (the claim), else leaves; once claimed, waits for
+ * removal. */
+static const char *const exec_api_waiter[] = {
     "sh", "-c", "timeout 300 head -n 1 >/dev/null && exec sleep 2147483647", NULL};
+
+/* Stdin exec: a decimal length on a line, then that many bytes of the command quoted for the
+ * shell (dd bs=1 reads no byte past them: what follows is the command's own stdin). An
+ * unclaimed box leaves after 300 s; the timer is stopped, not inherited, before the exec. */
+static const char *const stdin_exec_waiter[] = {
+    "sh", "-c",
+    "(sleep 300 & s=$!; trap 'kill $s; exit 0' TERM; wait $s; kill $$) & w=$!; "
+    "IFS= read -r n || exit 0; kill $w; "
+    "case $n in ''|*[!0-9]*) exit 125 ;; esac; "
+    "c=$(dd bs=1 count=\"$n\" 2>/dev/null) && eval \"exec $c\"",
+    NULL};
 
 char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
 {
@@ -36,14 +65,17 @@ char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
     base.labels = NULL;
     base.env = NULL;
     cleanup_json json_object *j = cp_box_spec_json(&base);
-    return xasprintf("%s %s %s", PACKAGE_VERSION, made_from,
-                     json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    /* A box made to be woken one way is never claimed by a run that would use the other. */
+    return xasprintf("%s %s %s %s", PACKAGE_VERSION,
+                     warm_way(spec->podman) == WARM_STDIN_EXEC ? "stdin-exec" : "exec-api",
+                     made_from, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 }
 
 json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
 {
     struct cp_box_spec w = *spec;
-    w.argv = (char *const *)waiter;
+    bool stdin_exec = warm_way(spec->podman) == WARM_STDIN_EXEC;
+    w.argv = (char *const *)(stdin_exec ? stdin_exec_waiter : exec_api_waiter);
     w.interactive = false;
     cleanup_free char *made = xasprintf("conch.made=%lld", (long long)time(NULL));
     cleanup_free char *k = xasprintf("conch.key=%s", key);
@@ -58,9 +90,11 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     w.labels = labels;
     json_object *j = cp_box_spec_json(&w);
     free(labels);
-    /* The claim is a line on the waiter's stdin, which must stay open for it. */
+    /* The claim is a line on the waiter's stdin, which must stay open for it. With stdin exec
+     * the run's one attach also carries the command's stdin, which ends when it closes. */
     json_object_object_add(j, "OpenStdin", json_object_new_boolean(1));
-    json_object_object_add(j, "StdinOnce", json_object_new_boolean(0));
+    json_object_object_add(j, "StdinOnce", json_object_new_boolean(stdin_exec));
+    json_object_object_add(j, "AttachStdin", json_object_new_boolean(stdin_exec));
     return j;
 }
 
@@ -138,7 +172,9 @@ static int try_claim(struct cp_engine *e, json_object *list, const char *key, co
             return cp_error_code(err);
         if (status != 204 && status != 200)
             continue;
-        if (wake(e, id, err) < 0)
+        cp_debug("renamed");
+        /* A stdin-exec box is woken by the run's own attach, which brings the command. */
+        if (warm_way(strcmp(e->kind, "podman") == 0) == WARM_EXEC_API && wake(e, id, err) < 0)
             return cp_error_code(err);
         json_object *names = NULL;
         json_object_object_get_ex(c, "Names", &names);
@@ -211,8 +247,8 @@ static int exec_status(struct cp_engine *e, const char *exec_id, int *status_out
     return cp_error_make(err, CP_ERR_TIMEOUT, 0, "the engine did not report the command's exit");
 }
 
-int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
-                 struct cp_demux *d, int *status_out, cp_error_t *err)
+static int exec_api(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
+                    struct cp_demux *d, int *status_out, cp_error_t *err)
 {
     cleanup_json json_object *body = exec_body(e, x);
     cleanup_free char *path = xasprintf("/containers/%s/exec", id);
@@ -222,6 +258,7 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     const char *exec_id = cp_json_str(reply, "Id");
     if (exec_id == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "the engine gave no exec id");
+    cp_debug("exec made");
     cleanup_json json_object *start = json_object_new_object();
     json_object_object_add(start, "Detach", json_object_new_boolean(0));
     json_object_object_add(start, "Tty", json_object_new_boolean(0));
@@ -232,7 +269,80 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     if (cp_stream_hijack(e, "POST", start_path, start, &fd, &early, err) < 0 ||
         cp_stream_pump(fd, d, &early, x->interactive ? STDIN_FILENO : -1, x->stop_fd, err) < 0)
         return cp_error_code(err);
+    cp_debug("output ended");
     return exec_status(e, exec_id, status_out, err);
+}
+
+/* 'a'\''b': every byte but the single quote is literal between single quotes. */
+static int quote_arg(struct cp_buf *b, const char *arg)
+{
+    if (cp_buf_append(b, "'", 1) < 0)
+        return -1;
+    for (const char *p = arg; *p != '\0'; p++) {
+        int r = *p == '\'' ? cp_buf_append(b, "'\\''", 4) : cp_buf_append(b, p, 1);
+        if (r < 0)
+            return -1;
+    }
+    return cp_buf_append(b, "' ", 2);
+}
+
+/* The length line and the quoted command, as the stdin-exec waiter reads them. */
+static int command_message(char *const *argv, struct cp_buf *out, cp_error_t *err)
+{
+    cleanup_buf struct cp_buf cmd;
+    cp_buf_init(&cmd, WARM_COMMAND_MAX);
+    bool fits = true;
+    for (size_t i = 0; argv[i] != NULL && fits; i++)
+        fits = quote_arg(&cmd, argv[i]) == 0;
+    if (!fits)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command is longer than %d bytes",
+                             WARM_COMMAND_MAX);
+    char head[32];
+    int n = snprintf(head, sizeof(head), "%zu\n", cmd.len);
+    if (cp_buf_append(out, head, (size_t)n) < 0 || cp_buf_append(out, cmd.data, cmd.len) < 0)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command is too long");
+    return 0;
+}
+
+int cp_warm_command_message(char *const *argv, struct cp_buf *out, cp_error_t *err)
+{
+    return command_message(argv, out, err);
+}
+
+/* One attach brings the command and the run's stdin, and carries the output back; the box's
+ * exit status is the command's. */
+static int stdin_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
+                      struct cp_demux *d, int *status_out, cp_error_t *err)
+{
+    cleanup_buf struct cp_buf msg;
+    cp_buf_init(&msg, WARM_COMMAND_MAX + 32);
+    if (command_message(x->argv, &msg, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *path =
+        xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1&detachKeys=", id);
+    cleanup_close int fd = -1;
+    cleanup_buf struct cp_buf early;
+    cp_buf_init(&early, 1 << 20);
+    if (cp_stream_hijack(e, "POST", path, NULL, &fd, &early, err) < 0)
+        return cp_error_wrap(err, "attaching to the box");
+    if (cp_write_all(fd, msg.data, msg.len) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "sending the command to the box");
+    cp_debug("command sent");
+    d->launch_name = x->argv[0];
+    if (!x->interactive)
+        shutdown(fd, SHUT_WR); /* as in a fresh box: the command's stdin is empty */
+    if (cp_stream_pump(fd, d, &early, x->interactive ? STDIN_FILENO : -1, x->stop_fd, err) < 0)
+        return cp_error_code(err);
+    cp_debug("output ended");
+    return cp_box_wait(e, id, status_out, err);
+}
+
+int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
+                 struct cp_demux *d, int *status_out, cp_error_t *err)
+{
+    if (warm_way(strcmp(e->kind, "podman") == 0) == WARM_STDIN_EXEC)
+        return stdin_exec(e, id, x, d, status_out, err);
+    return exec_api(e, id, x, d, status_out, err);
 }
 
 static void refill_now(const struct cp_engine *parent, const char *used_id, json_object *spec,

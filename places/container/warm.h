@@ -36,10 +36,15 @@ struct cp_warm_exec {
     int stop_fd;
 };
 
-/* Runs the command in a claimed box through the exec API, under the box's own init as a
- * subreaper (so 126/127 and signals read as in a fresh box). */
+/* Runs the command in a claimed box: on Docker through the exec API, under the box's own init
+ * as a subreaper; on Podman as the box's own first process, handed the command on its stdin
+ * (so 126/127 and signals read as in a fresh box either way). */
 int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
                  struct cp_demux *d, int *status_out, cp_error_t *err);
+
+/* The bytes a stdin-exec box reads before the command's own stdin: "LEN\n" and the command
+ * quoted for sh. Exposed for the unit tests. */
+int cp_warm_command_message(char *const *argv, struct cp_buf *out, cp_error_t *err);
 
 /* In a detached process: removes used_id (if not NULL), then makes and starts the next warm
  * box from warm_spec (if not NULL) under name. Returns at once. */

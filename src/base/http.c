@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "src/base/http.h"
+#include "src/base/signals.h"
 #include "src/base/util.h"
 
 void cp_cleanup_curlp(CURL **c)
@@ -74,6 +75,15 @@ static size_t on_read(char *buf, size_t size, size_t n, void *ctx)
     return got < 0 ? CURL_READFUNC_ABORT : (size_t)got;
 }
 
+/* libcurl calls this at least once a second while a transfer waits. */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    const struct cp_http_req *req = ctx;
+    return cp_signals_since_ms() > req->signal_grace_ms;
+}
+
 static struct curl_slist *build_headers(const struct cp_http_req *req)
 {
     struct curl_slist *h = NULL;
@@ -133,6 +143,11 @@ static void set_transport(CURL *c, const struct cp_http_req *req, char *errbuf)
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     /* A proxy's CONNECT never carries our Authorization header (abuse case 117). */
     curl_easy_setopt(c, CURLOPT_HEADEROPT, CURLHEADER_SEPARATE);
+    if (req->signal_grace_ms > 0) {
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)req);
+    }
 }
 
 int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http_resp *out,
@@ -165,6 +180,9 @@ int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http
     if (rc == CURLE_WRITE_ERROR && out->body.len + 1 > out->body.max)
         return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the answer to %s %s is larger than %zu bytes",
                              req->method, req->url, req->max_body);
+    if (rc == CURLE_ABORTED_BY_CALLBACK)
+        return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "%s %s: interrupted", req->method,
+                             req->url);
     if (rc != CURLE_OK) {
         int code = rc == CURLE_OPERATION_TIMEDOUT ? CP_ERR_TIMEOUT
                    : (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)

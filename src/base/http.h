@@ -36,6 +36,10 @@ struct cp_http_req {
     const char *ca_file;        /* HTTPS: a private CA, or NULL */
     cp_http_writer writer;      /* a 2xx body goes here instead of resp.body (downloads) */
     void *writer_ctx;
+    /* After SIGINT/SIGTERM/SIGHUP (src/base/signals.h) the request may finish for this many
+     * ms, so a box being made is known and can be removed, then it is abandoned with
+     * CP_ERR_INTERRUPTED. 0: signals do not stop it. */
+    long signal_grace_ms;
 };
 
 struct cp_http_resp {

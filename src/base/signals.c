@@ -4,18 +4,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/base/signals.h"
 
 static int pipe_fds[2] = {-1, -1};
 static volatile sig_atomic_t caught = 0;
+static struct timespec caught_at;
 
 static void on_signal(int sig)
 {
     int saved = errno;
-    if (caught == 0)
+    if (caught == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &caught_at); /* async-signal-safe */
         caught = sig;
+    }
     if (pipe_fds[1] >= 0)
         (void)!write(pipe_fds[1], "x", 1);
     errno = saved;
@@ -27,6 +31,8 @@ int cp_signals_install(void)
         return pipe_fds[0];
     if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
         return -1;
+    /* No SA_RESTART: a read or write blocked in the kernel returns EINTR, so the loop around it
+     * sees the signal instead of waiting on a peer that may never move. */
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -39,4 +45,14 @@ int cp_signals_install(void)
 int cp_signals_caught(void)
 {
     return caught;
+}
+
+long cp_signals_since_ms(void)
+{
+    if (caught == 0)
+        return -1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(now.tv_sec - caught_at.tv_sec) * 1000 +
+           (long)(now.tv_nsec - caught_at.tv_nsec) / 1000000;
 }

@@ -6,5 +6,7 @@
 int cp_signals_install(void);
 /* The signal caught, or 0. */
 int cp_signals_caught(void);
+/* Milliseconds since the first signal was caught, or -1 when none was. */
+long cp_signals_since_ms(void);
 
 #endif

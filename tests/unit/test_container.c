@@ -2,14 +2,17 @@
  * demultiplexer and the init-report sniffing, engine discovery order, protected places. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,6 +177,45 @@ static void test_warm_key__what_the_box_is_made_from__all_in_the_key(void **stat
     assert_string_not_equal(ka, kimg);
 }
 
+/* The command a stdin-exec box reads comes out of the shell's eval as the same argv, quotes,
+ * newlines, globs and dollars included; and the protocol is in the key. */
+static void test_warm_command__hostile_argv__same_argv_after_eval(void **state)
+{
+    (void)state;
+    char *argv[] = {"printf", "%s|", "it's", "a b", "$HOME", "l1\nl2", "*", "\\", "'", "", NULL};
+    cleanup_buf struct cp_buf msg;
+    cp_buf_init(&msg, 1 << 20);
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_warm_command_message(argv, &msg, &err), 0);
+    char path[] = "/tmp/conch-unit-msg-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(cp_write_all(fd, msg.data, msg.len), 0);
+    assert_int_equal(cp_write_all(fd, "STDIN", 5), 0);
+    close(fd);
+    /* the waiter's reading, then the command's own stdin must still be all there */
+    cleanup_free char *cmd =
+        xasprintf("cd / && sh -c 'IFS= read -r n; c=$(dd bs=1 count=\"$n\" 2>/dev/null); "
+                  "eval \"set -- $c\"; shift; printf \"%%s|\" \"$@\"; cat' < %s",
+                  path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[256] = "";
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    pclose(p);
+    unlink(path);
+    assert_string_equal(out, "%s||it's|a b|$HOME|l1\nl2|*|\\|'||STDIN");
+    char *big[] = {"x", NULL};
+    struct cp_box_spec docker = {.image = "i", .argv = big, .workdir = "/w", .network = "none"};
+    struct cp_box_spec podman = docker;
+    podman.podman = true;
+    cleanup_free char *kd = cp_warm_key(&docker, "sha256:1");
+    cleanup_free char *kp = cp_warm_key(&podman, "sha256:1");
+    assert_non_null(strstr(kd, " exec-api "));
+    assert_non_null(strstr(kp, " stdin-exec "));
+}
+
 static void test_warm_spec__waiter__same_seal_and_labelled(void **state)
 {
     char *argv[] = {"true", NULL};
@@ -247,6 +289,87 @@ static void test_demux__frames_split_anywhere__streams_kept_apart(void **state)
         assert_int_equal(d.launch_status, 0);
         close(p.out[0]), close(p.out[1]), close(p.err[0]), close(p.err[1]);
     }
+}
+
+/* A reader that never reads must not hold the run once a signal came: the blocked write
+ * gives up with EINTR when the stop fd becomes readable, and wrote only what fitted. */
+static void test_demux__output_full_and_stopped__gives_up(void **state)
+{
+    (void)state;
+    int out[2], stop[2];
+    assert_int_equal(pipe(out), 0);
+    assert_int_equal(pipe(stop), 0);
+    int cap = fcntl(out[1], F_SETPIPE_SZ, 4096);
+    assert_true(cap >= 4096);
+    /* non-blocking only so that a broken demux fails here instead of hanging the test */
+    assert_int_equal(fcntl(out[1], F_SETFL, O_NONBLOCK), 0);
+    static uint8_t big[8 + 65536];
+    size_t n = 65536;
+    big[0] = 1;
+    big[4] = (uint8_t)(n >> 24), big[5] = (uint8_t)(n >> 16), big[6] = (uint8_t)(n >> 8);
+    big[7] = (uint8_t)n;
+    memset(big + 8, 'x', n);
+    assert_int_equal(write(stop[1], "x", 1), 1);
+    struct cp_demux d;
+    cp_demux_init(&d, out[1], out[1]);
+    cp_demux_set_stop(&d, stop[0]);
+    errno = 0;
+    assert_int_equal(cp_demux_feed(&d, big, sizeof(big)), -1);
+    assert_int_equal(errno, EINTR);
+    /* the stop fd is looked at before each write, so nothing was written at all */
+    int pending = -1;
+    assert_int_equal(ioctl(out[0], FIONREAD, &pending), 0);
+    assert_int_equal(pending, 0);
+    close(out[0]), close(out[1]), close(stop[0]), close(stop[1]);
+}
+
+/* Without a stop fd the same output goes through whole (a reader that reads). */
+static void test_demux__no_stop__writes_whole(void **state)
+{
+    (void)state;
+    struct pipes p;
+    open_pipes(&p);
+    uint8_t stream[64];
+    size_t len = 0;
+    frame(stream, 1, "all of it", &len);
+    struct cp_demux d;
+    cp_demux_init(&d, p.out[1], p.err[1]);
+    assert_int_equal(cp_demux_feed(&d, stream, len), 0);
+    char out[64];
+    drain(p.out[0], out, sizeof(out));
+    assert_string_equal(out, "all of it");
+    close(p.out[0]), close(p.out[1]), close(p.err[0]), close(p.err[1]);
+}
+
+/* A stdin-exec box's shell reports a failed exec of the command itself in its own words: read
+ * as 127 / 126; the same words about another name (a shell command's own exec) pass through. */
+static int shell_report(const char *name, const char *report, char *passed, size_t len)
+{
+    uint8_t stream[512];
+    size_t n = 0;
+    frame(stream, 2, report, &n);
+    struct pipes p;
+    open_pipes(&p);
+    struct cp_demux d;
+    cp_demux_init(&d, p.out[1], p.err[1]);
+    d.launch_name = name;
+    assert_int_equal(cp_demux_feed(&d, stream, n), 0);
+    assert_int_equal(cp_demux_finish(&d), 0);
+    drain(p.err[0], passed, len);
+    close(p.out[0]), close(p.out[1]), close(p.err[0]), close(p.err[1]);
+    return d.launch_status;
+}
+
+static void test_demux__shell_exec_report__read_only_for_the_command(void **state)
+{
+    (void)state;
+    char passed[256];
+    assert_int_equal(shell_report("nope", "sh: exec: line 0: nope: not found\n", passed, 256), 127);
+    assert_string_equal(passed, "");
+    assert_int_equal(shell_report("./f", "sh: 1: exec: ./f: Permission denied\n", passed, 256),
+                     126);
+    assert_int_equal(shell_report("sh", "sh: exec: line 0: other: not found\n", passed, 256), 0);
+    assert_string_equal(passed, "sh: exec: line 0: other: not found\n");
 }
 
 static int sniff_status(const char *report, char *passed, size_t passed_len)
@@ -578,6 +701,10 @@ int main(void)
         cmocka_unit_test(test_demux__frames_split_anywhere__streams_kept_apart),
         cmocka_unit_test(test_demux__init_reports__become_126_and_127),
         cmocka_unit_test(test_demux__lookalike_output__passed_through_untouched),
+        cmocka_unit_test(test_demux__output_full_and_stopped__gives_up),
+        cmocka_unit_test(test_demux__shell_exec_report__read_only_for_the_command),
+        cmocka_unit_test(test_warm_command__hostile_argv__same_argv_after_eval),
+        cmocka_unit_test(test_demux__no_stop__writes_whole),
         cmocka_unit_test(test_engine__discovery__env_first_unix_only),
         cmocka_unit_test(test_protect__keys_anywhere__found_links_not_followed),
         cmocka_unit_test(test_protect__one_list__every_pattern_covered_at_depth),
