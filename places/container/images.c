@@ -10,6 +10,7 @@
 
 #include "places/container/images.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_error_t *err)
@@ -32,19 +33,19 @@ int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_e
                          image, status);
 }
 
-static int absent(const char *image, const char *kind, cp_error_t *err)
+static int absent(const char *image, const char *kind, const char *where, cp_error_t *err)
 {
-    cp_error_make(err, CP_ERR_NOT_FOUND, 0, "the image %s is not on this computer's engine", image);
+    cp_error_make(err, CP_ERR_NOT_FOUND, 0, "the image %s is not on %s", image, where);
     if (strcmp(image, CP_IMAGE_WORK) == 0 || strcmp(image, CP_IMAGE_UPSTREAM) == 0)
         cp_error_hint(err,
-                      "Make it with 'conch-place image build work' (a few minutes, from "
-                      "Debian's packages), or pull %s where a registry is reachable.",
-                      CP_IMAGE_UPSTREAM);
+                      "Make it with 'conch-place image build work --engine %s' (a few minutes, "
+                      "from Debian's packages), or pull %s where a registry is reachable.",
+                      kind, CP_IMAGE_UPSTREAM);
     else
         cp_error_hint(err,
-                      "Pull or build %s, or choose another with --image or "
+                      "Pull or build %s on %s, or choose another with --image or "
                       "'conch-place config set image IMAGE'.",
-                      image);
+                      image, kind);
     return CP_ERR_NOT_FOUND;
 }
 
@@ -62,9 +63,103 @@ int cp_image_choose(struct cp_engine *e, const char *asked, const char *saved, c
     if (r < 0)
         return r;
     if (r == 0)
-        return absent(want, e->kind, err);
+        return absent(want, e->kind, "this computer's engine", err);
     *out = xstrdup(want);
     return 0;
+}
+
+/* The images to look for, in order of preference: the one asked for or saved, else the work
+ * image, then the upstream one. */
+static void wanted_images(const char *asked, const char *saved, const char *out[3])
+{
+    const char *want = asked ? asked : saved;
+    out[0] = want ? want : CP_IMAGE_WORK;
+    out[1] = want ? NULL : CP_IMAGE_UPSTREAM;
+    out[2] = NULL;
+}
+
+/* The first engine, in discovery order, that has the first wanted image; else the next image. */
+static int find_image(struct cp_engine **engines, const char *const *images, size_t *engine_out,
+                      char **image_out, char **id_out, cp_error_t *err)
+{
+    for (size_t i = 0; images[i] != NULL; i++) {
+        for (size_t j = 0; engines[j] != NULL; j++) {
+            cleanup_free char *id = NULL;
+            int r = cp_image_present(engines[j], images[i], &id, err);
+            if (r < 0)
+                return r;
+            if (r == 0) {
+                cp_debug("image %s: not on %s (%s)", images[i], engines[j]->kind,
+                         engines[j]->socket);
+                continue;
+            }
+            *engine_out = j;
+            *image_out = xstrdup(images[i]);
+            *id_out = steal_pointer(&id);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static char *engine_names(struct cp_engine **engines)
+{
+    char *names = xstrdup("");
+    for (size_t j = 0; engines[j] != NULL; j++) {
+        char *longer =
+            xasprintf("%s%s%s on %s", names, j ? ", " : "", engines[j]->kind, engines[j]->socket);
+        free(names);
+        names = longer;
+    }
+    return names;
+}
+
+int cp_image_engine(const char *want, const char *asked, const char *saved,
+                    struct cp_engine **engine_out, char **image_out, char **id_out, cp_error_t *err)
+{
+    cleanup_engines struct cp_engine **engines = NULL;
+    if (cp_engine_connect_all(want, &engines, err) < 0)
+        return cp_error_code(err);
+    const char *images[3];
+    wanted_images(asked, saved, images);
+    size_t which = 0;
+    int r = find_image(engines, images, &which, image_out, id_out, err);
+    if (r < 0)
+        return r;
+    if (r == 0) {
+        cleanup_free char *names = engine_names(engines);
+        return absent(images[0], engines[0]->kind, names, err);
+    }
+    cp_debug("engine: %s on %s, which has %s", engines[which]->kind, engines[which]->socket,
+             *image_out);
+    *engine_out = steal_pointer(&engines[which]);
+    /* The vector stays NULL-terminated at its end: close the gap the stolen one left. */
+    for (size_t j = which; engines[j] != NULL; j++)
+        engines[j] = engines[j + 1];
+    return 0;
+}
+
+json_object *cp_container_readiness(const struct cp_config *cfg)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "place", json_object_new_string("container"));
+    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
+    const char *saved = cfg ? cp_config_get(cfg, "image") : NULL;
+    cleanup_engine struct cp_engine *e = NULL;
+    cleanup_free char *image = NULL, *id = NULL;
+    cleanup_error cp_error_t err = NULL;
+    bool ready = cp_image_engine(want, NULL, saved, &e, &image, &id, &err) == 0;
+    json_object_object_add(o, "ready", json_object_new_boolean(ready));
+    if (ready) {
+        cleanup_free char *what = xasprintf("%s on %s", e->kind, e->socket);
+        json_object_object_add(o, "engine", json_object_new_string(what));
+        json_object_object_add(o, "image", json_object_new_string(image));
+    } else {
+        cleanup_free char *next =
+            err->hint ? xasprintf("%s. %s", err->msg, err->hint) : xstrdup(err->msg);
+        json_object_object_add(o, "next", json_object_new_string(next));
+    }
+    return o;
 }
 
 /* The tar is spooled to an unlinked temporary file, then streamed with a known end. */

@@ -165,14 +165,14 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
 {
     struct container_state *s = xcalloc(1, sizeof(*s));
     __attribute__((cleanup(cleanup_statep))) struct container_state *hold = s;
-    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0 || choose_user(s, err) < 0)
+    const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
+    if (cp_image_engine(engine_wanted(req), req->image, saved, &s->engine, &s->image, &s->image_id,
+                        err) < 0 ||
+        choose_user(s, err) < 0)
         return cp_error_code(err);
     cleanup_error cp_error_t sweep_err = NULL;
     if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
         cp_debug("%s", sweep_err->msg);
-    const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
-    if (cp_image_choose(s->engine, req->image, saved, &s->image, &s->image_id, err) < 0)
-        return cp_error_code(err);
     char **owned = NULL;
     const char *const *patterns = cp_protect_patterns(req->config, &owned);
     int r = cp_protect_scan(req->workdir, patterns, &s->prot, err);
@@ -342,21 +342,7 @@ static int container_clean(const struct cp_config *cfg, cp_error_t *err)
 
 static int container_describe(const struct cp_config *cfg, json_object *places, cp_error_t *err)
 {
-    json_object *o = json_object_new_object();
-    cleanup_engine struct cp_engine *e = NULL;
-    cleanup_error cp_error_t cerr = NULL;
-    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
-    json_object_object_add(o, "place", json_object_new_string("container"));
-    if (cp_engine_connect(want, &e, &cerr) < 0) {
-        json_object_object_add(o, "ready", json_object_new_boolean(0));
-        json_object_object_add(o, "next",
-                               json_object_new_string(cerr->hint ? cerr->hint : cerr->msg));
-    } else {
-        json_object_object_add(o, "ready", json_object_new_boolean(1));
-        cleanup_free char *what = xasprintf("%s on %s", e->kind, e->socket);
-        json_object_object_add(o, "engine", json_object_new_string(what));
-    }
-    json_object_array_add(places, o);
+    json_object_array_add(places, cp_container_readiness(cfg));
     return 0;
 }
 
