@@ -81,3 +81,7 @@ EXTRA_DIST += tests/integration/egress.test
 tests/integration/egress.log: tests/integration/container.log
 # cloud.test compares a run in a container with one in the cloud: it too waits its turn.
 tests/cloud/cloud.log: tests/integration/container.log
+
+# The command line without an engine: --help everywhere, completion, hosts add/remove.
+TESTS += tests/cli/cli.test
+EXTRA_DIST += tests/cli/cli.test
