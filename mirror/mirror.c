@@ -13,6 +13,7 @@
 #include "mirror/pack.h"
 #include "src/base/buf.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 #define LISTING_MAX    (256u * 1024 * 1024)
 #define FAR_STDERR_MAX (64u * 1024)
@@ -169,6 +170,8 @@ int cp_mirror_push(struct cp_transport *t, const struct cp_mirror_opts *o,
         return cp_error_wrap(err, "while sending the work folder");
     if (rep != NULL)
         rep->deleted_there += p.ndel;
+    for (size_t i = 0; i < p.ndel; i++)
+        cp_run_report_file("deleted_there", p.del[i], NULL);
     cleanup_manifest struct cp_manifest next = {0};
     record_push(&here, &m, &p, &there, &next);
     return cp_manifest_save(o->manifest_path, &next, err);
@@ -219,6 +222,7 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
         if (why != NULL) {
             cleanup_free char *shown = cp_escape(f->path);
             cp_report(rep, "not brought back: %s (%s)", shown, why);
+            cp_run_report_file("refused_back", f->path, why);
             if (rep != NULL)
                 rep->not_carried++;
             continue;
@@ -315,6 +319,8 @@ static void apply_deletions(const struct cp_mirror_opts *o, struct pull_plan *p,
             cp_landing_delete(o->rootfd, o->rules, p->gone[i]->path, &p->gone[i]->here, rep, &derr);
         if (r == 1 && rep != NULL)
             rep->deleted_here++;
+        if (r == 1)
+            cp_run_report_file("deleted_here", p->gone[i]->path, NULL);
         if (r < 0)
             cp_report(rep, "not deleted here: %s", derr->msg);
     }

@@ -21,6 +21,7 @@
 #include "src/base/secrets.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 #define OUTPUT_MAX (64 * 1024 * 1024)
 
@@ -108,11 +109,13 @@ static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_
         cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
         cp_toolbox_home(&s->tb, &s->far_root, err) < 0)
         return cp_error_code(err);
+    cp_run_report_remote("sandbox", s->sb.id, "connect");
     char *conch = xasprintf("%s/conch", s->far_root);
     free(s->far_root);
     s->far_root = conch;
     if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0 || mirror(s, true, err) < 0)
         return cp_error_wrap(err, "copying the work folder to sandbox %s", s->sb.id);
+    cp_run_report_stage("push");
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -201,6 +204,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
         cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0)
         return cp_error_wrap(err, "starting the command in sandbox %s", s->sb.id);
     int r = follow_command(s, sid, cid, status_out, err);
+    cp_run_report_stage("command");
     cleanup_error cp_error_t derr = NULL;
     /* Deleting the session ends a command still running there (an interrupt). */
     cp_toolbox_session_delete(&s->tb, sid, &derr);
@@ -212,6 +216,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
         return r;
     if (mirror(s, false, err) < 0)
         return cp_error_wrap(err, "bringing the work folder back from sandbox %s", s->sb.id);
+    cp_run_report_stage("pull");
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "places/container/images.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
+#include "places/container/run-report.h"
 #include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -22,6 +23,7 @@
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
+#include "src/base/run-report.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
@@ -170,6 +172,7 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
                         err) < 0 ||
         choose_user(s, err) < 0)
         return cp_error_code(err);
+    cp_container_report_engine(s->engine, s->image, s->image_id, req->sealed);
     cleanup_error cp_error_t sweep_err = NULL;
     if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
         cp_debug("%s", sweep_err->msg);
@@ -186,6 +189,7 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (req->sealed &&
         cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
         return cp_error_code(err);
+    cp_run_report_stage("seal");
     if (warm_names(s, req, err) < 0)
         return cp_error_code(err);
     build_spec(s, req);
@@ -281,6 +285,7 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     if (get_box(s, &warm, &id, err) < 0)
         return cp_error_code(err);
     cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
+    cp_container_report_box(s->engine, id);
     struct cp_demux d;
     cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
     int r = warm ? run_warm(s, id, req, &d, status_out, err)
@@ -288,6 +293,8 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     cp_debug("command done");
     if (r == 0) {
         launch_status(&d, req, status_out);
+        if (req->sealed)
+            cp_container_report_seal(s->engine, &s->seal, *status_out);
         if (req->sealed)
             cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
         /* The used box goes, and the next one is made, while the caller moves on. */

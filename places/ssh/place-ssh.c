@@ -32,6 +32,7 @@
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 /* $1 lock file, $2 copy folder. Checks the tools the mirror needs, makes the copy's folder,
  * takes the lock, says "ok", then holds the lock until its input ends. */
@@ -363,6 +364,7 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
         return mirror_error(s, err, "sending the work folder to %s", s->host.alias);
     cp_debug("ssh:%s: pushed", alias);
+    cp_run_report_stage("push");
     return 0;
 }
 
@@ -371,7 +373,9 @@ static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_er
     cleanup_state struct ssh_state *s = NULL;
     if (prepare_state(req, &s, err) < 0)
         return cp_error_code(err);
-    int k = cp_ssh_keeper_reach(&s->host, &s->keeper);
+    cp_run_report_remote("host", s->host.alias, "resolve");
+    /* The keeper's process would sync the files, out of the report's sight: not with one. */
+    int k = cp_run_report_on() ? -1 : cp_ssh_keeper_reach(&s->host, &s->keeper);
     s->start_keeper = k > 0;
     if (k != 0 && prepare_there(s, req, err) < 0)
         return cp_error_code(err);
@@ -422,6 +426,7 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
     cp_debug("ssh:%s: running", s->host.alias);
     int r = cp_ssh_exec(s->session, command, &io, status_out, err);
     cp_debug("ssh:%s: ran, status %d", s->host.alias, *status_out);
+    cp_run_report_stage("command");
     if (r == CP_ERR_INTERRUPTED) {
         cp_error_free(err);
         *status_out =
@@ -436,6 +441,7 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
         return mirror_error(s, err, "bringing the changes back from %s (the command exited %d)",
                             s->host.alias, *status_out);
     cp_debug("ssh:%s: pulled", s->host.alias);
+    cp_run_report_stage("pull");
     return 0;
 }
 

@@ -13,7 +13,8 @@ libconch_la_SOURCES += \
 	src/base/secrets.c src/base/secrets.h \
 	src/base/http.c src/base/http.h \
 	src/base/signals.c src/base/signals.h \
-	src/base/digest.c src/base/digest.h
+	src/base/digest.c src/base/digest.h \
+	src/base/run-report.c src/base/run-report.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_digest
