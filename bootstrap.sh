@@ -12,7 +12,7 @@ packages="build-essential autoconf automake libtool pkg-config clang clang-forma
 libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libssl-dev libcmocka-dev \
 curl ca-certificates git util-linux openssl python3"
 engine_packages="docker.io"
-[ "$mode" = test ] && engine_packages="docker.io podman catatonit runc busybox-static openssh-server"
+[ "$mode" = test ] && engine_packages="docker.io podman catatonit runc busybox-static openssh-server python3-jsonschema"
 [ "$mode" = run ] && engine_packages="$engine_packages debootstrap"
 
 missing=""

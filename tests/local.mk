@@ -85,3 +85,7 @@ tests/cloud/cloud.log: tests/integration/container.log
 # The command line without an engine: --help everywhere, completion, hosts add/remove.
 TESTS += tests/cli/cli.test
 EXTRA_DIST += tests/cli/cli.test
+
+# run --report against Docker with the test image; each report checked against its schema.
+TESTS += tests/integration/run-report.test
+EXTRA_DIST += tests/integration/run-report.test docs/run-report.schema.json

@@ -98,6 +98,7 @@ static json_object *skeleton(void)
     json_object_object_add(ex, "status", NULL);
     json_object_object_add(ex, "whose", NULL);
     json_object_object_add(ex, "error", NULL);
+    json_object_object_add(ex, "next", NULL);
     json_object_object_add(doc, "exit", ex);
     return doc;
 }
@@ -245,6 +246,8 @@ void cp_run_report_exit(int status, const char *whose, const cp_error_t *err)
     json_object_object_add(ex, "whose", json_object_new_string(whose));
     if (err != NULL && *err != NULL && (*err)->msg != NULL)
         json_object_object_add(ex, "error", text((*err)->msg));
+    if (err != NULL && *err != NULL && (*err)->hint != NULL)
+        json_object_object_add(ex, "next", text((*err)->hint));
 }
 
 static void stop(void)
