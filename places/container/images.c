@@ -165,6 +165,7 @@ json_object *cp_container_readiness(const struct cp_config *cfg)
 /* The tar is spooled to an unlinked temporary file, then streamed with a known end. */
 struct spool {
     int fd;
+    struct cp_progress *pr;
 };
 
 static long spool_read(void *ctx, char *buf, size_t len)
@@ -174,6 +175,8 @@ static long spool_read(void *ctx, char *buf, size_t len)
     do
         n = read(s->fd, buf, len);
     while (n < 0 && errno == EINTR);
+    if (n > 0 && s->pr != NULL)
+        cp_progress_add(s->pr, (uint64_t)n);
     return n;
 }
 
@@ -183,19 +186,24 @@ static int archive_fail(struct archive *a, const char *what, cp_error_t *err)
                          archive_error_string(a) ? archive_error_string(a) : "libarchive failed");
 }
 
-static int copy_entry_data(struct archive *disk, struct archive *tar, cp_error_t *err)
+static int copy_entry_data(struct archive *disk, struct archive *tar, struct cp_progress *pr,
+                           cp_error_t *err)
 {
     const void *buf;
     size_t size;
     la_int64_t offset;
     int r;
-    while ((r = archive_read_data_block(disk, &buf, &size, &offset)) == ARCHIVE_OK)
+    while ((r = archive_read_data_block(disk, &buf, &size, &offset)) == ARCHIVE_OK) {
         if (archive_write_data(tar, buf, size) < 0)
             return archive_fail(tar, "writing the image tar", err);
+        if (pr != NULL)
+            cp_progress_add(pr, size);
+    }
     return r == ARCHIVE_EOF ? 0 : archive_fail(disk, "reading the root filesystem", err);
 }
 
-static int write_tree(struct archive *disk, struct archive *tar, cp_error_t *err)
+static int write_tree(struct archive *disk, struct archive *tar, struct cp_progress *pr,
+                      cp_error_t *err)
 {
     struct archive_entry *entry;
     for (;;) {
@@ -212,12 +220,12 @@ static int write_tree(struct archive *disk, struct archive *tar, cp_error_t *err
         if (archive_write_header(tar, entry) < ARCHIVE_WARN)
             return archive_fail(tar, "writing the image tar", err);
         if (archive_entry_filetype(entry) == AE_IFREG && archive_entry_size(entry) > 0 &&
-            copy_entry_data(disk, tar, err) < 0)
+            copy_entry_data(disk, tar, pr, err) < 0)
             return cp_error_code(err);
     }
 }
 
-static int make_tar(const char *rootfs, int fd, cp_error_t *err)
+static int make_tar(const char *rootfs, int fd, struct cp_progress *pr, cp_error_t *err)
 {
     struct archive *disk = archive_read_disk_new();
     struct archive *tar = archive_write_new();
@@ -232,7 +240,7 @@ static int make_tar(const char *rootfs, int fd, cp_error_t *err)
     else if (archive_write_open_fd(tar, fd) != ARCHIVE_OK)
         r = archive_fail(tar, "the image tar", err);
     else
-        r = write_tree(disk, tar, err);
+        r = write_tree(disk, tar, pr, err);
     if (r == 0 && archive_write_close(tar) != ARCHIVE_OK)
         r = archive_fail(tar, "the image tar", err);
     archive_read_free(disk);
@@ -253,23 +261,36 @@ static char *import_path(const char *name, const char *const *changes)
     return path;
 }
 
-int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
-                    const char *const *changes, cp_error_t *err)
+int cp_image_import_progress(struct cp_engine *e, const char *rootfs, const char *name,
+                             const char *const *changes, struct cp_progress *pr, cp_error_t *err)
 {
     cleanup_free char *cwd = getcwd(NULL, 0);
     cleanup_close int fd = open("/var/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a temporary file in /var/tmp");
-    int r = make_tar(rootfs, fd, err);
+    if (pr != NULL)
+        cp_progress_step(pr, "packing its files", 0);
+    int r = make_tar(rootfs, fd, pr, err);
     if (cwd != NULL && chdir(cwd) < 0)
         r = r < 0 ? r : cp_error_make(err, CP_ERR_FAILED, errno, "cannot return to %s", cwd);
     if (r < 0)
         return r;
-    if (lseek(fd, 0, SEEK_SET) < 0)
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0 || lseek(fd, 0, SEEK_SET) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "rewinding the image tar");
     cleanup_free char *path = import_path(name, changes);
-    struct spool s = {.fd = fd};
+    cleanup_free char *step = xasprintf("sending it to %s", e->kind);
+    if (pr != NULL)
+        cp_progress_step(pr, step, (uint64_t)size);
+    struct spool s = {.fd = fd, .pr = pr};
+    cp_debug("importing %s: %lld bytes", name, (long long)size);
     if (cp_engine_upload(e, path, "application/x-tar", spool_read, &s, 0, err) < 0)
         return cp_error_wrap(err, "importing %s", name);
     return 0;
+}
+
+int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
+                    const char *const *changes, cp_error_t *err)
+{
+    return cp_image_import_progress(e, rootfs, name, changes, NULL, err);
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "places/container/engine.h"
+#include "src/base/progress.h"
 #include "src/base/settings.h"
 
 #define CP_IMAGE_WORK     "conch-place/work:bookworm"
@@ -34,5 +35,8 @@ json_object *cp_container_readiness(const struct cp_config *cfg);
 /* Makes an image from a root filesystem folder, through the API (POST /images/create). */
 int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
                     const char *const *changes, cp_error_t *err);
+/* The same, drawing its steps (packing, sending) on pr. */
+int cp_image_import_progress(struct cp_engine *e, const char *rootfs, const char *name,
+                             const char *const *changes, struct cp_progress *pr, cp_error_t *err);
 
 #endif
