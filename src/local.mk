@@ -24,3 +24,4 @@ completion/conch-place.bash: conch-place$(EXEEXT)
 clean-local: clean-completion
 clean-completion:
 	rm -rf completion
+dist_pkgdata_DATA += docs/run-report.schema.json

@@ -88,7 +88,7 @@ EXTRA_DIST += tests/cli/cli.test
 
 # run --report against Docker with the test image; each report checked against its schema.
 TESTS += tests/integration/run-report.test
-EXTRA_DIST += tests/integration/run-report.test docs/run-report.schema.json
+EXTRA_DIST += tests/integration/run-report.test
 
 # auto's choice of engine by image, and DOCKER_HOST used or failed (both engines).
 TESTS += tests/integration/engine-choice.test
