@@ -93,3 +93,7 @@ EXTRA_DIST += tests/integration/run-report.test
 # auto's choice of engine by image, and DOCKER_HOST used or failed (both engines).
 TESTS += tests/integration/engine-choice.test
 EXTRA_DIST += tests/integration/engine-choice.test
+
+# An image build's progress line: drawn on a terminal only (Docker; this binary's egress image).
+TESTS += tests/integration/progress.test
+EXTRA_DIST += tests/integration/progress.test
