@@ -17,6 +17,7 @@
 #include "mirror/landing.h"
 #include "mirror/walk.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 #define BESIDE_SUFFIX ".conch-far"
 
@@ -75,6 +76,7 @@ static void refuse(struct cp_landing *l, const char *name, const char *why)
 {
     cleanup_free char *shown = cp_escape(name);
     cp_report(l->rep, "refused from the far side: %s (%s)", shown, why);
+    cp_run_report_file("refused_back", name, why);
     if (l->rep != NULL)
         l->rep->refused++;
 }
@@ -339,6 +341,7 @@ static void commit_one(struct cp_landing *l, struct cp_ask *ask)
         cp_sig_from_stat(&st, &ask->landed);
     if (l->rep != NULL && outcome == CP_LAND_LANDED)
         l->rep->landed++;
+    cp_run_report_file("back", outcome == CP_LAND_BESIDE ? ask->beside : ask->path, NULL);
     if (outcome == CP_LAND_BESIDE) {
         if (l->rep != NULL)
             l->rep->conflicts++;
@@ -397,5 +400,6 @@ int cp_landing_delete(int rootfd, const struct cp_rules *rules, const char *path
     cleanup_free char *shown = cp_escape(path);
     cp_report(rep, "not deleted here, though the far side deleted it: %s (%s)", shown,
               why ? why : strerror(errno));
+    cp_run_report_file("refused_back", path, "the far side deleted it; kept here");
     return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "mirror/listing.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 /* Deeper than this the walk stops: each level holds one open folder. */
 #define WALK_MAX_DEPTH 128
@@ -87,6 +88,7 @@ static int add_file(struct walk *w, char *rel, const struct stat *st, cp_error_t
     cleanup_free char *path = rel;
     const char *why = cp_rules_check(w->rules, path);
     if (why != NULL) {
+        cp_run_report_file("refused_send", path, why);
         if (strcmp(why, "protected place") == 0) {
             if (w->rep != NULL)
                 w->rep->protected_places++;

@@ -21,6 +21,7 @@
 #include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 #define LISTING_MAX    (256u * 1024 * 1024)
 #define FAR_STDERR_MAX (64u * 1024)
@@ -321,6 +322,8 @@ int cp_mirror_push(struct cp_transport *t, const struct cp_mirror_opts *o,
         return cp_error_wrap(err, "while sending the work folder");
     if (rep != NULL)
         rep->deleted_there += p.ndel;
+    for (size_t i = 0; i < p.ndel; i++)
+        cp_run_report_file("deleted_there", p.del[i], NULL);
     after_push(&s->before, &p, &there);
     s->pushed = true;
     if (new_id != NULL) {
@@ -380,6 +383,7 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
         if (why != NULL) {
             cleanup_free char *shown = cp_escape(f->path);
             cp_report(rep, "not brought back: %s (%s)", shown, why);
+            cp_run_report_file("refused_back", f->path, why);
             if (rep != NULL)
                 rep->not_carried++;
             continue;
@@ -482,6 +486,8 @@ static void apply_deletions(const struct cp_mirror_opts *o, struct pull_plan *p,
             cp_landing_delete(o->rootfd, o->rules, p->gone[i]->path, &p->gone[i]->here, rep, &derr);
         if (r == 1 && rep != NULL)
             rep->deleted_here++;
+        if (r == 1)
+            cp_run_report_file("deleted_here", p->gone[i]->path, NULL);
         if (r < 0)
             cp_report(rep, "not deleted here: %s", derr->msg);
     }

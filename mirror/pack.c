@@ -16,6 +16,7 @@
 #include "mirror/walk.h"
 #include "src/base/buf.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 struct sink {
     struct cp_remote *r;
@@ -108,6 +109,7 @@ static int pack_one(struct archive *a, int rootfd, const struct cp_entry *e, boo
     if (fd < 0) {
         cleanup_free char *shown = cp_escape(e->path);
         cp_report(rep, "not sent, it changed while being read: %s (it goes next time)", shown);
+        cp_run_report_file("refused_send", e->path, "changed while being read; it goes next time");
         *sent = false;
         return 0;
     }
@@ -118,6 +120,8 @@ static int pack_one(struct archive *a, int rootfd, const struct cp_entry *e, boo
     *sent = same && still_listed(fd, e);
     if (rep != NULL && *sent)
         rep->sent++;
+    cp_run_report_file(*sent ? "sent" : "refused_send", e->path,
+                       *sent ? NULL : "changed while sent");
     return 0;
 }
 

@@ -43,4 +43,5 @@ const struct cp_command cp_cmd_config = {
     .options = options,
     .handler = config_handler,
     .failure_status = 1,
+    .words = {"get set", "place image engine cloud.api_url cloud.ca_file"},
 };

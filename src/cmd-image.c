@@ -91,4 +91,5 @@ const struct cp_command cp_cmd_image = {
     .options = options,
     .handler = image_handler,
     .failure_status = 1,
+    .words = {"build", "work egress test"},
 };

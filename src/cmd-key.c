@@ -64,4 +64,5 @@ const struct cp_command cp_cmd_key = {
     .options = options,
     .handler = key_handler,
     .failure_status = 1,
+    .words = {"set remove", "daytona"},
 };

@@ -13,6 +13,7 @@
 #include "src/command.h"
 #include "src/base/digest.h"
 #include "src/base/log.h"
+#include "src/base/run-report.h"
 #include "src/base/settings.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
@@ -27,6 +28,7 @@ static const struct cp_option options[] = {
     {"engine", 0, "NAME", "docker | podman | auto (default: saved, else auto)"},
     {"image", 0, "IMAGE", "the box's image (default: saved, else the work image)"},
     {"interactive", 'i', NULL, "keep standard input open and pass it on"},
+    {"report", 0, "FILE", "write one JSON object about the run (docs/run-report.schema.json)"},
     {0},
 };
 
@@ -96,7 +98,7 @@ static void say_no_seal(const char *place, bool unsealed_asked)
                  place);
 }
 
-static int run_handler(const struct cp_parsed *args, cp_error_t *err)
+static int run_request(const struct cp_parsed *args, cp_error_t *err)
 {
     const struct cp_command *c = &cp_cmd_run;
     if (args->nrest == 0)
@@ -111,6 +113,7 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
     const char *place = cp_arg(args, c, "place");
     if (place == NULL)
         place = cp_config_get(&cfg, "place") ? cp_config_get(&cfg, "place") : DEFAULT_PLACE;
+    cp_run_report_set("place", place);
     const struct cp_place_ops *ops = cp_place_find(place, err);
     cleanup_free char *workdir = NULL;
     if (ops == NULL || resolve_workdir(cp_arg(args, c, "workdir"), &workdir, err) < 0)
@@ -130,11 +133,15 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
     };
     if (!ops->seals)
         say_no_seal(place, !req.sealed);
+    cp_run_report_set("workdir", workdir);
+    cp_run_report_set("chat", chat);
     void *state = NULL;
     int status = 0;
     int r = ops->prepare(&req, &state, err);
+    cp_run_report_stage("prepare");
     if (r == 0) {
         r = ops->run(state, &req, &status, err);
+        cp_run_report_stage("command");
         ops->release(state);
     }
     /* Stopped by the person while the place was being made ready: nothing of it is left. */
@@ -146,6 +153,20 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
         cp_error_hint(err, "Run 'conch-place doctor --place %s' to check the place end to end.",
                       place);
     return r < 0 ? r : status;
+}
+
+/* The report is written however the run ended: the place's failures (125) too. */
+static int run_handler(const struct cp_parsed *args, cp_error_t *err)
+{
+    const char *report = cp_arg(args, &cp_cmd_run, "report");
+    if (report != NULL && cp_run_report_start(report, err) < 0)
+        return cp_error_code(err);
+    int status = run_request(args, err);
+    cp_run_report_exit(status < 0 ? 125 : status, status < 0 ? "place" : "command", err);
+    cleanup_error cp_error_t werr = NULL;
+    if (cp_run_report_finish(&werr) < 0)
+        cp_say("%s", werr->msg);
+    return status;
 }
 
 const struct cp_command cp_cmd_run = {

@@ -1,6 +1,7 @@
 /* Option parsing and usage text for every subcommand, from each command's one table. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,11 +53,23 @@ static int take_value(const struct cp_command *cmd, int idx, const char *inline_
     return 0;
 }
 
+/* -h and --help belong to every command, unless its own table gives them another meaning. */
+static bool asks_help(const struct cp_command *cmd, const char *a)
+{
+    if (strcmp(a, "--help") == 0)
+        return find_long(cmd->options, "help", 4) < 0;
+    return strcmp(a, "-h") == 0 && find_short(cmd->options, 'h') < 0;
+}
+
 static int parse_one(const struct cp_command *cmd, int argc, char **argv, int *i,
                      struct cp_parsed *out, cp_error_t *err)
 {
     const char *a = argv[*i];
     int idx;
+    if (asks_help(cmd, a)) {
+        out->help = 1;
+        return 0;
+    }
     if (a[1] == '-') {
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
@@ -90,7 +103,7 @@ int cp_command_parse(const struct cp_command *cmd, int argc, char **argv, struct
         }
         if (a[0] == '-' && a[1] != '\0') {
             int r = parse_one(cmd, argc, argv, &i, out, err);
-            if (r < 0)
+            if (r < 0 || out->help)
                 return r;
             continue;
         }
@@ -145,19 +158,23 @@ const char *cp_arg_next(const struct cp_parsed *args, const struct cp_command *c
     return NULL;
 }
 
+static void usage_line(FILE *out, char short_name, const char *long_name, const char *arg_name,
+                       const char *help)
+{
+    char left[64];
+    snprintf(left, sizeof(left), "%s%c%s--%s%s%s", short_name ? "-" : "",
+             short_name ? short_name : ' ', short_name ? ", " : "  ", long_name,
+             arg_name ? " " : "", arg_name ? arg_name : "");
+    fprintf(out, "  %-28s %s\n", left + (short_name ? 0 : 1), help);
+}
+
 void cp_command_usage(const struct cp_command *cmd, FILE *out)
 {
-    fprintf(out, "usage: conch-place %s %s\n%s\n", cmd->name, cmd->synopsis, cmd->summary);
-    if (cmd->options == NULL || cmd->options[0].long_name == NULL)
-        return;
-    fputs("\noptions:\n", out);
-    for (const struct cp_option *o = cmd->options; o->long_name != NULL; o++) {
-        char left[64];
-        snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
-                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->long_name,
-                 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
-        fprintf(out, "  %-28s %s\n", left + (o->short_name ? 0 : 1), o->help);
-    }
+    fprintf(out, "usage: conch-place %s %s\n%s\n\noptions:\n", cmd->name, cmd->synopsis,
+            cmd->summary);
+    for (const struct cp_option *o = cmd->options; o != NULL && o->long_name != NULL; o++)
+        usage_line(out, o->short_name, o->long_name, o->arg_name, o->help);
+    usage_line(out, 'h', "help", NULL, "show this help");
 }
 
 void cp_commands_overview(FILE *out)
@@ -168,7 +185,7 @@ void cp_commands_overview(FILE *out)
           out);
     for (size_t i = 0; cp_commands[i] != NULL; i++)
         fprintf(out, "  %-14s %s\n", cp_commands[i]->name, cp_commands[i]->summary);
-    fputs("\n'conch-place help COMMAND' shows a command's options. "
+    fputs("\n'conch-place COMMAND --help' shows a command's options. "
           "Exit status of run: the command's own; 125 when the place fails.\n",
           out);
 }

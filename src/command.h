@@ -19,6 +19,7 @@ struct cp_parsed {
     int nrest;
     int argc; /* the command's own argv, for options given more than once (cp_arg_next) */
     char **argv;
+    int help; /* -h or --help was given: show the command's usage, nothing else */
 };
 
 struct cp_command {
@@ -32,6 +33,8 @@ struct cp_command {
     int failure_status;
     /* Options stop at the first positional (run's COMMAND). */
     int stop_at_positional;
+    /* For completion: the words the first and second positional take, space-separated. */
+    const char *words[2];
 };
 
 extern const struct cp_command *const cp_commands[];
@@ -51,6 +54,8 @@ const char *cp_arg_next(const struct cp_parsed *args, const struct cp_command *c
                         const char *long_name, int *pos);
 
 void cp_command_usage(const struct cp_command *cmd, FILE *out);
+/* A bash completion script for every command, made from the same tables. */
+void cp_commands_bash_completion(FILE *out);
 void cp_commands_overview(FILE *out);
 
 #endif

@@ -4,6 +4,7 @@ libconch_la_SOURCES += \
 	src/command.c src/command.h \
 	src/commands.c \
 	src/cmd-help.c \
+	src/cmd-completion.c \
 	src/cmd-config.c \
 	src/cmd-key.c \
 	src/cmd-run.c \
@@ -14,3 +15,13 @@ libconch_la_SOURCES += \
 	src/cmd-egress-proxy.c \
 	src/cmd-hosts.c \
 	src/cmd-ssh-keeper.c
+
+# The bash completion script, made by the binary from its own command tables, so that it never
+# drifts from them (bashcompletiondir: bash-completion's pkg-config, else the usual folder).
+bashcompletion_DATA = completion/conch-place.bash
+completion/conch-place.bash: conch-place$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) completion && ./conch-place$(EXEEXT) completion bash >$@.tmp && mv $@.tmp $@
+clean-local: clean-completion
+clean-completion:
+	rm -rf completion
+dist_pkgdata_DATA += docs/run-report.schema.json

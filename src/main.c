@@ -49,8 +49,15 @@ int main(int argc, char **argv)
         return usage_failure(&err, NULL);
     }
     struct cp_parsed args;
-    if (cp_command_parse(cmd, argc - first, argv + first, &args, &err) < 0)
+    if (cp_command_parse(cmd, argc - first, argv + first, &args, &err) < 0) {
+        free(args.rest);
         return usage_failure(&err, cmd);
+    }
+    if (args.help) {
+        free(args.rest);
+        cp_command_usage(cmd, stdout);
+        return 0;
+    }
 
     int status = cmd->handler(&args, &err);
     free(args.rest);

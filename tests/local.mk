@@ -98,3 +98,19 @@ EXTRA_DIST += tests/integration/egress.test
 tests/integration/egress.log: tests/integration/container.log
 # cloud.test compares a run in a container with one in the cloud: it too waits its turn.
 tests/cloud/cloud.log: tests/integration/container.log
+
+# The command line without an engine: --help everywhere, completion, hosts add/remove.
+TESTS += tests/cli/cli.test
+EXTRA_DIST += tests/cli/cli.test
+
+# run --report against Docker with the test image; each report checked against its schema.
+TESTS += tests/integration/run-report.test
+EXTRA_DIST += tests/integration/run-report.test
+
+# auto's choice of engine by image, and DOCKER_HOST used or failed (both engines).
+TESTS += tests/integration/engine-choice.test
+EXTRA_DIST += tests/integration/engine-choice.test
+
+# An image build's progress line: drawn on a terminal only (Docker; this binary's egress image).
+TESTS += tests/integration/progress.test
+EXTRA_DIST += tests/integration/progress.test

@@ -23,6 +23,7 @@
 #include "src/base/secrets.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 #define OUTPUT_MAX (64 * 1024 * 1024)
 
@@ -150,11 +151,13 @@ static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_
         cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
         cp_toolbox_home(&s->tb, &s->far_root, err) < 0)
         return cp_error_code(err);
+    cp_run_report_remote("sandbox", s->sb.id, "connect");
     char *conch = xasprintf("%s/conch", s->far_root);
     free(s->far_root);
     s->far_root = conch;
     if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0 || lock_and_push(s, err) < 0)
         return cp_error_code(err);
+    cp_run_report_stage("push");
     *state_out = steal_pointer(&s);
     return 0;
 }
@@ -257,6 +260,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
     int r = req->interactive ? cp_cloud_run_streamed(&s->tb, sid, io, root, req->argv, STDIN_FILENO,
                                                      STDOUT_FILENO, STDERR_FILENO, status_out, err)
                              : follow_command(s, sid, cid, status_out, err);
+    cp_run_report_stage("command");
     cleanup_error cp_error_t derr = NULL;
     /* Deleting the session ends a command still running there (an interrupt). */
     cp_toolbox_session_delete(&s->tb, sid, &derr);
@@ -273,6 +277,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
     if (r < 0)
         return r;
     int pr = pull(s, err);
+    cp_run_report_stage("pull");
     if (pr == CP_ERR_INTERRUPTED) {
         cp_error_free(err);
         *status_out = 128 + cp_signals_caught();

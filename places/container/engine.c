@@ -1,6 +1,7 @@
 /* The engine client: ping and version negotiation, JSON calls, streamed uploads. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,47 +84,20 @@ static int ping(struct cp_engine *e, cp_error_t *err)
     return 0;
 }
 
-static bool kind_fits(const char *want, const char *kind)
+int cp_engine_open(const char *socket, struct cp_engine **out, cp_error_t *err)
 {
-    return want == NULL || strcmp(want, "auto") == 0 || strcmp(want, kind) == 0;
-}
-
-static void not_found(const char *want, cp_error_t *err)
-{
-    const char *name = (want == NULL || strcmp(want, "auto") == 0) ? "Docker or Podman" : want;
-    cp_error_make(err, CP_ERR_UNREACHABLE, 0, "no %s engine answers on this computer", name);
-    if (want != NULL && strcmp(want, "podman") == 0)
-        cp_error_hint(err, "Start Podman's API service (systemctl start podman.socket, or "
-                           "'podman system service --time=0 &'), then run the command again.");
-    else
-        cp_error_hint(err, "Start Docker (systemctl start docker, or 'dockerd &'), or Podman's "
-                           "API service, then run the command again.");
-}
-
-int cp_engine_connect(const char *want, struct cp_engine **out, cp_error_t *err)
-{
-    cleanup_strv char **cands = cp_engine_candidates(want);
-    cleanup_error cp_error_t last = NULL;
-    for (size_t i = 0; cands[i] != NULL; i++) {
-        struct stat st;
-        if (stat(cands[i], &st) < 0 || !S_ISSOCK(st.st_mode))
-            continue;
-        struct cp_engine *e = xcalloc(1, sizeof(*e));
-        e->socket = xstrdup(cands[i]);
-        cp_error_free(&last);
-        if (ping(e, &last) == 0 && kind_fits(want, e->kind)) {
-            cp_debug("engine: %s on %s, API %s", e->kind, e->socket, e->version);
-            *out = e;
-            return 0;
-        }
+    struct stat st;
+    if (stat(socket, &st) < 0 || !S_ISSOCK(st.st_mode))
+        return cp_error_make(err, CP_ERR_UNREACHABLE, errno, "no engine socket at %s", socket);
+    struct cp_engine *e = xcalloc(1, sizeof(*e));
+    e->socket = xstrdup(socket);
+    if (ping(e, err) < 0) {
         cp_engine_free(e);
-    }
-    if (last != NULL && cp_error_code(&last) != CP_ERR_UNREACHABLE) {
-        *err = steal_pointer(&last);
         return cp_error_code(err);
     }
-    not_found(want, err);
-    return cp_error_code(err);
+    cp_debug("engine: %s on %s, API %s", e->kind, e->socket, e->version);
+    *out = e;
+    return 0;
 }
 
 static int judge(long status, const char *method, const char *path, const struct cp_http_resp *resp,

@@ -21,11 +21,19 @@ struct cp_engine {
 };
 
 /* Finds an engine in DESIGN.md's order, narrowed by want (docker|podman|auto or NULL),
- * and negotiates the API version through /_ping. */
+ * and negotiates the API version through /_ping. An engine that DOCKER_HOST or CONTAINER_HOST
+ * names is the only one tried: used, or the failure names the variable. */
 int cp_engine_connect(const char *want, struct cp_engine **out, cp_error_t *err);
+/* Every engine that answers, in that order; a NULL-terminated vector, the caller's. */
+int cp_engine_connect_all(const char *want, struct cp_engine ***out, cp_error_t *err);
+/* One socket: ping it and negotiate; CP_ERR_UNREACHABLE when nothing answers there. */
+int cp_engine_open(const char *socket, struct cp_engine **out, cp_error_t *err);
 void cp_engine_free(struct cp_engine *e);
 void cp_cleanup_enginep(struct cp_engine **e);
 #define cleanup_engine __attribute__((cleanup(cp_cleanup_enginep)))
+void cp_engines_free(struct cp_engine **v);
+void cp_cleanup_enginesp(struct cp_engine ***v);
+#define cleanup_engines __attribute__((cleanup(cp_cleanup_enginesp)))
 
 /* One API call; path is after the version prefix ("/containers/create?name=x").
  * body (borrowed) is sent as JSON when not NULL. A non-2xx status is an error carrying the

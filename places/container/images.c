@@ -10,6 +10,7 @@
 
 #include "places/container/images.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_error_t *err)
@@ -32,19 +33,19 @@ int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_e
                          image, status);
 }
 
-static int absent(const char *image, const char *kind, cp_error_t *err)
+static int absent(const char *image, const char *kind, const char *where, cp_error_t *err)
 {
-    cp_error_make(err, CP_ERR_NOT_FOUND, 0, "the image %s is not on this computer's engine", image);
+    cp_error_make(err, CP_ERR_NOT_FOUND, 0, "the image %s is not on %s", image, where);
     if (strcmp(image, CP_IMAGE_WORK) == 0 || strcmp(image, CP_IMAGE_UPSTREAM) == 0)
         cp_error_hint(err,
-                      "Make it with 'conch-place image build work' (a few minutes, from "
-                      "Debian's packages), or pull %s where a registry is reachable.",
-                      CP_IMAGE_UPSTREAM);
+                      "Make it with 'conch-place image build work --engine %s' (a few minutes, "
+                      "from Debian's packages), or pull %s where a registry is reachable.",
+                      kind, CP_IMAGE_UPSTREAM);
     else
         cp_error_hint(err,
-                      "Pull or build %s, or choose another with --image or "
+                      "Pull or build %s on %s, or choose another with --image or "
                       "'conch-place config set image IMAGE'.",
-                      image);
+                      image, kind);
     return CP_ERR_NOT_FOUND;
 }
 
@@ -62,14 +63,109 @@ int cp_image_choose(struct cp_engine *e, const char *asked, const char *saved, c
     if (r < 0)
         return r;
     if (r == 0)
-        return absent(want, e->kind, err);
+        return absent(want, e->kind, "this computer's engine", err);
     *out = xstrdup(want);
     return 0;
+}
+
+/* The images to look for, in order of preference: the one asked for or saved, else the work
+ * image, then the upstream one. */
+static void wanted_images(const char *asked, const char *saved, const char *out[3])
+{
+    const char *want = asked ? asked : saved;
+    out[0] = want ? want : CP_IMAGE_WORK;
+    out[1] = want ? NULL : CP_IMAGE_UPSTREAM;
+    out[2] = NULL;
+}
+
+/* The first engine, in discovery order, that has the first wanted image; else the next image. */
+static int find_image(struct cp_engine **engines, const char *const *images, size_t *engine_out,
+                      char **image_out, char **id_out, cp_error_t *err)
+{
+    for (size_t i = 0; images[i] != NULL; i++) {
+        for (size_t j = 0; engines[j] != NULL; j++) {
+            cleanup_free char *id = NULL;
+            int r = cp_image_present(engines[j], images[i], &id, err);
+            if (r < 0)
+                return r;
+            if (r == 0) {
+                cp_debug("image %s: not on %s (%s)", images[i], engines[j]->kind,
+                         engines[j]->socket);
+                continue;
+            }
+            *engine_out = j;
+            *image_out = xstrdup(images[i]);
+            *id_out = steal_pointer(&id);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static char *engine_names(struct cp_engine **engines)
+{
+    char *names = xstrdup("");
+    for (size_t j = 0; engines[j] != NULL; j++) {
+        char *longer =
+            xasprintf("%s%s%s on %s", names, j ? ", " : "", engines[j]->kind, engines[j]->socket);
+        free(names);
+        names = longer;
+    }
+    return names;
+}
+
+int cp_image_engine(const char *want, const char *asked, const char *saved,
+                    struct cp_engine **engine_out, char **image_out, char **id_out, cp_error_t *err)
+{
+    cleanup_engines struct cp_engine **engines = NULL;
+    if (cp_engine_connect_all(want, &engines, err) < 0)
+        return cp_error_code(err);
+    const char *images[3];
+    wanted_images(asked, saved, images);
+    size_t which = 0;
+    int r = find_image(engines, images, &which, image_out, id_out, err);
+    if (r < 0)
+        return r;
+    if (r == 0) {
+        cleanup_free char *names = engine_names(engines);
+        return absent(images[0], engines[0]->kind, names, err);
+    }
+    cp_debug("engine: %s on %s, which has %s", engines[which]->kind, engines[which]->socket,
+             *image_out);
+    *engine_out = steal_pointer(&engines[which]);
+    /* The vector stays NULL-terminated at its end: close the gap the stolen one left. */
+    for (size_t j = which; engines[j] != NULL; j++)
+        engines[j] = engines[j + 1];
+    return 0;
+}
+
+json_object *cp_container_readiness(const struct cp_config *cfg)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "place", json_object_new_string("container"));
+    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
+    const char *saved = cfg ? cp_config_get(cfg, "image") : NULL;
+    cleanup_engine struct cp_engine *e = NULL;
+    cleanup_free char *image = NULL, *id = NULL;
+    cleanup_error cp_error_t err = NULL;
+    bool ready = cp_image_engine(want, NULL, saved, &e, &image, &id, &err) == 0;
+    json_object_object_add(o, "ready", json_object_new_boolean(ready));
+    if (ready) {
+        cleanup_free char *what = xasprintf("%s on %s", e->kind, e->socket);
+        json_object_object_add(o, "engine", json_object_new_string(what));
+        json_object_object_add(o, "image", json_object_new_string(image));
+    } else {
+        cleanup_free char *next =
+            err->hint ? xasprintf("%s. %s", err->msg, err->hint) : xstrdup(err->msg);
+        json_object_object_add(o, "next", json_object_new_string(next));
+    }
+    return o;
 }
 
 /* The tar is spooled to an unlinked temporary file, then streamed with a known end. */
 struct spool {
     int fd;
+    struct cp_progress *pr;
 };
 
 static long spool_read(void *ctx, char *buf, size_t len)
@@ -79,6 +175,8 @@ static long spool_read(void *ctx, char *buf, size_t len)
     do
         n = read(s->fd, buf, len);
     while (n < 0 && errno == EINTR);
+    if (n > 0 && s->pr != NULL)
+        cp_progress_add(s->pr, (uint64_t)n);
     return n;
 }
 
@@ -88,19 +186,24 @@ static int archive_fail(struct archive *a, const char *what, cp_error_t *err)
                          archive_error_string(a) ? archive_error_string(a) : "libarchive failed");
 }
 
-static int copy_entry_data(struct archive *disk, struct archive *tar, cp_error_t *err)
+static int copy_entry_data(struct archive *disk, struct archive *tar, struct cp_progress *pr,
+                           cp_error_t *err)
 {
     const void *buf;
     size_t size;
     la_int64_t offset;
     int r;
-    while ((r = archive_read_data_block(disk, &buf, &size, &offset)) == ARCHIVE_OK)
+    while ((r = archive_read_data_block(disk, &buf, &size, &offset)) == ARCHIVE_OK) {
         if (archive_write_data(tar, buf, size) < 0)
             return archive_fail(tar, "writing the image tar", err);
+        if (pr != NULL)
+            cp_progress_add(pr, size);
+    }
     return r == ARCHIVE_EOF ? 0 : archive_fail(disk, "reading the root filesystem", err);
 }
 
-static int write_tree(struct archive *disk, struct archive *tar, cp_error_t *err)
+static int write_tree(struct archive *disk, struct archive *tar, struct cp_progress *pr,
+                      cp_error_t *err)
 {
     struct archive_entry *entry;
     for (;;) {
@@ -117,12 +220,12 @@ static int write_tree(struct archive *disk, struct archive *tar, cp_error_t *err
         if (archive_write_header(tar, entry) < ARCHIVE_WARN)
             return archive_fail(tar, "writing the image tar", err);
         if (archive_entry_filetype(entry) == AE_IFREG && archive_entry_size(entry) > 0 &&
-            copy_entry_data(disk, tar, err) < 0)
+            copy_entry_data(disk, tar, pr, err) < 0)
             return cp_error_code(err);
     }
 }
 
-static int make_tar(const char *rootfs, int fd, cp_error_t *err)
+static int make_tar(const char *rootfs, int fd, struct cp_progress *pr, cp_error_t *err)
 {
     struct archive *disk = archive_read_disk_new();
     struct archive *tar = archive_write_new();
@@ -137,7 +240,7 @@ static int make_tar(const char *rootfs, int fd, cp_error_t *err)
     else if (archive_write_open_fd(tar, fd) != ARCHIVE_OK)
         r = archive_fail(tar, "the image tar", err);
     else
-        r = write_tree(disk, tar, err);
+        r = write_tree(disk, tar, pr, err);
     if (r == 0 && archive_write_close(tar) != ARCHIVE_OK)
         r = archive_fail(tar, "the image tar", err);
     archive_read_free(disk);
@@ -158,23 +261,36 @@ static char *import_path(const char *name, const char *const *changes)
     return path;
 }
 
-int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
-                    const char *const *changes, cp_error_t *err)
+int cp_image_import_progress(struct cp_engine *e, const char *rootfs, const char *name,
+                             const char *const *changes, struct cp_progress *pr, cp_error_t *err)
 {
     cleanup_free char *cwd = getcwd(NULL, 0);
     cleanup_close int fd = open("/var/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a temporary file in /var/tmp");
-    int r = make_tar(rootfs, fd, err);
+    if (pr != NULL)
+        cp_progress_step(pr, "packing its files", 0);
+    int r = make_tar(rootfs, fd, pr, err);
     if (cwd != NULL && chdir(cwd) < 0)
         r = r < 0 ? r : cp_error_make(err, CP_ERR_FAILED, errno, "cannot return to %s", cwd);
     if (r < 0)
         return r;
-    if (lseek(fd, 0, SEEK_SET) < 0)
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0 || lseek(fd, 0, SEEK_SET) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "rewinding the image tar");
     cleanup_free char *path = import_path(name, changes);
-    struct spool s = {.fd = fd};
+    cleanup_free char *step = xasprintf("sending it to %s", e->kind);
+    if (pr != NULL)
+        cp_progress_step(pr, step, (uint64_t)size);
+    struct spool s = {.fd = fd, .pr = pr};
+    cp_debug("importing %s: %lld bytes", name, (long long)size);
     if (cp_engine_upload(e, path, "application/x-tar", spool_read, &s, 0, err) < 0)
         return cp_error_wrap(err, "importing %s", name);
     return 0;
+}
+
+int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
+                    const char *const *changes, cp_error_t *err)
+{
+    return cp_image_import_progress(e, rootfs, name, changes, NULL, err);
 }

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 
 #include "places/container/engine.h"
+#include "src/base/progress.h"
+#include "src/base/settings.h"
 
 #define CP_IMAGE_WORK     "conch-place/work:bookworm"
 #define CP_IMAGE_UPSTREAM "node:24-bookworm"
@@ -18,8 +20,23 @@ int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_e
 int cp_image_choose(struct cp_engine *e, const char *asked, const char *saved, char **out,
                     char **id_out, cp_error_t *err);
 
+/* auto's choice: among the engines that answer for want (cp_engine_connect_all), the first in
+ * discovery order that has the image (asked, else saved, else the work image, else
+ * node:24-bookworm); absent everywhere fails with the step that makes it on the first engine. */
+int cp_image_engine(const char *want, const char *asked, const char *saved,
+                    struct cp_engine **engine_out, char **image_out, char **id_out,
+                    cp_error_t *err);
+
+/* `places`: {"place": "container", "ready", "engine" and "image" (the engine and image a run
+ * would use), or "next" (what is missing and the step)}. Ready means the image is there too,
+ * as doctor and run see it. The caller's. */
+json_object *cp_container_readiness(const struct cp_config *cfg);
+
 /* Makes an image from a root filesystem folder, through the API (POST /images/create). */
 int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
                     const char *const *changes, cp_error_t *err);
+/* The same, drawing its steps (packing, sending) on pr. */
+int cp_image_import_progress(struct cp_engine *e, const char *rootfs, const char *name,
+                             const char *const *changes, struct cp_progress *pr, cp_error_t *err);
 
 #endif

@@ -16,6 +16,7 @@
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
 #include "places/container/registries.h"
+#include "places/container/run-report.h"
 #include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -23,6 +24,7 @@
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
+#include "src/base/run-report.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
@@ -187,17 +189,17 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     cp_signals_install();
     struct container_state *s = xcalloc(1, sizeof(*s));
     __attribute__((cleanup(cleanup_statep))) struct container_state *hold = s;
-    if (cp_engine_connect(engine_wanted(req), &s->engine, err) < 0)
+    const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
+    if (cp_image_engine(engine_wanted(req), req->image, saved, &s->engine, &s->image, &s->image_id,
+                        err) < 0)
         return cp_error_code(err);
     s->engine->signal_grace_ms = SIGNAL_GRACE_MS;
     if (choose_user(s, err) < 0)
         return cp_error_code(err);
+    cp_container_report_engine(s->engine, s->image, s->image_id, req->sealed);
     cleanup_error cp_error_t sweep_err = NULL;
     if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
         cp_debug("%s", sweep_err->msg);
-    const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
-    if (cp_image_choose(s->engine, req->image, saved, &s->image, &s->image_id, err) < 0)
-        return cp_error_code(err);
     cleanup_error cp_error_t npm_err = NULL; /* not known: left off, and `hosts` says why */
     if (req->sealed && cp_npm_default_learn(s->engine, s->image_id, &npm_err) < 0)
         cp_debug("%s", npm_err->msg);
@@ -218,6 +220,7 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
         return cp_error_code(err);
     if (req->sealed)
         cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);
+    cp_run_report_stage("seal");
     if (warm_names(s, req, err) < 0)
         return cp_error_code(err);
     build_spec(s, req);
@@ -333,6 +336,7 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     int r = get_box(s, &warm, &id, err);
     if (r == 0) {
         cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
+        cp_container_report_box(s->engine, id);
         struct cp_demux d;
         cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
         r = warm ? run_warm(s, id, req, &d, status_out, err)
@@ -342,6 +346,8 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
             launch_status(&d, req, status_out);
     }
     if (r == 0) {
+        if (req->sealed)
+            cp_container_report_seal(s->engine, &s->seal, *status_out);
         if (req->sealed)
             cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
         /* The used box goes, and the next one is made, while the caller moves on. */
@@ -395,21 +401,7 @@ static int container_clean(const struct cp_config *cfg, cp_error_t *err)
 
 static int container_describe(const struct cp_config *cfg, json_object *places, cp_error_t *err)
 {
-    json_object *o = json_object_new_object();
-    cleanup_engine struct cp_engine *e = NULL;
-    cleanup_error cp_error_t cerr = NULL;
-    const char *want = cfg ? cp_config_get(cfg, "engine") : NULL;
-    json_object_object_add(o, "place", json_object_new_string("container"));
-    if (cp_engine_connect(want, &e, &cerr) < 0) {
-        json_object_object_add(o, "ready", json_object_new_boolean(0));
-        json_object_object_add(o, "next",
-                               json_object_new_string(cerr->hint ? cerr->hint : cerr->msg));
-    } else {
-        json_object_object_add(o, "ready", json_object_new_boolean(1));
-        cleanup_free char *what = xasprintf("%s on %s", e->kind, e->socket);
-        json_object_object_add(o, "engine", json_object_new_string(what));
-    }
-    json_object_array_add(places, o);
+    json_object_array_add(places, cp_container_readiness(cfg));
     return 0;
 }
 

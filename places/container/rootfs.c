@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "places/container/images.h"
 #include "places/container/rootfs.h"
 #include "src/base/log.h"
+#include "src/base/progress.h"
 #include "src/base/util.h"
 
 char *cp_self_path(void)
@@ -38,7 +40,53 @@ static char *script_path(const char *name)
     return xasprintf("%s/images/%s", PKGDATADIR, name);
 }
 
-static int run(const char *const argv[], const char *binary, cp_error_t *err)
+/* The last line a child wrote to its log so far, for the progress line's note. */
+static void last_line(int log_fd, struct cp_progress *pr)
+{
+    char buf[257];
+    off_t end = lseek(log_fd, 0, SEEK_END);
+    off_t from = end > 256 ? end - 256 : 0;
+    ssize_t n = end > 0 ? pread(log_fd, buf, (size_t)(end - from), from) : 0;
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    char *nl = strrchr(buf, '\n');
+    cp_progress_note(pr, nl ? nl + 1 : buf);
+}
+
+/* What the child wrote, shown when it failed (a quiet build says nothing otherwise). */
+static void show_log_tail(int log_fd)
+{
+    char buf[4096];
+    off_t end = lseek(log_fd, 0, SEEK_END);
+    off_t from = end > (off_t)sizeof(buf) ? end - (off_t)sizeof(buf) : 0;
+    ssize_t n = end > 0 ? pread(log_fd, buf, (size_t)(end - from), from) : 0;
+    if (n > 0)
+        (void)cp_write_all(STDERR_FILENO, buf, (size_t)n);
+}
+
+static int wait_child(pid_t pid, int log_fd, struct cp_progress *pr, int *st, cp_error_t *err)
+{
+    for (;;) {
+        pid_t w = waitpid(pid, st, pr->on ? WNOHANG : 0);
+        if (w == pid)
+            return 0;
+        if (w < 0 && errno != EINTR)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "waitpid");
+        if (w == 0) {
+            if (log_fd >= 0)
+                last_line(log_fd, pr);
+            cp_progress_tick(pr);
+            usleep(100 * 1000);
+        }
+    }
+}
+
+/* log_fd >= 0 takes the child's output (shown only if it fails); -1 lets it through. */
+static int run(const char *const argv[], const char *binary, int log_fd, struct cp_progress *pr,
+               cp_error_t *err)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -46,19 +94,24 @@ static int run(const char *const argv[], const char *binary, cp_error_t *err)
     if (pid == 0) {
         if (binary != NULL)
             setenv("CONCH_EGRESS_BINARY", binary, 1);
+        if (log_fd >= 0 && (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0))
+            _exit(127);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "waitpid");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    if (wait_child(pid, log_fd, pr, &st, err) < 0)
+        return cp_error_code(err);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        cp_progress_end(pr);
+        if (log_fd >= 0)
+            show_log_tail(log_fd);
         return cp_error_make(err, CP_ERR_FAILED, 0,
                              "%s %s failed (status %d); its output above "
                              "says why",
                              argv[0], argv[1] ? argv[1] : "",
                              WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
     return 0;
 }
 
@@ -70,11 +123,20 @@ int cp_rootfs_image(struct cp_engine *e, const char *script, const char *image,
     if (mkdtemp(tmpl) == NULL)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a folder in /var/tmp");
     cp_debug("making %s from a root filesystem in %s with %s", image, tmpl, path);
-    int r = run((const char *const[]){"/bin/sh", path, tmpl, NULL}, binary, err);
+    struct cp_progress pr;
+    cleanup_free char *what = xasprintf("making %s", image);
+    cp_progress_begin(&pr, STDERR_FILENO, what);
+    /* Quiet unless -v: the script's output is kept, and shown only when it fails. */
+    cleanup_close int log_fd =
+        cp_log_verbose ? -1 : open("/var/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    cp_progress_step(&pr, "laying out its root filesystem", 0);
+    int r = run((const char *const[]){"/bin/sh", path, tmpl, NULL}, binary, log_fd, &pr, err);
     if (r == 0)
-        r = cp_image_import(e, tmpl, image, changes, err);
+        r = cp_image_import_progress(e, tmpl, image, changes, &pr, err);
+    cp_progress_end(&pr);
     cleanup_error cp_error_t rm_err = NULL;
-    run((const char *const[]){"/bin/rm", "-rf", "--one-file-system", "--", tmpl, NULL}, NULL,
-        &rm_err);
+    struct cp_progress quiet = {0};
+    run((const char *const[]){"/bin/rm", "-rf", "--one-file-system", "--", tmpl, NULL}, NULL, -1,
+        &quiet, &rm_err);
     return r;
 }

@@ -36,6 +36,7 @@
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
 /* $1 pgid file, $2 copy, $3 "i" to pass standard input on, then the command. sshd made this
  * shell (exec'd in place of the login shell) a session leader, so $$ is the command's group.
@@ -267,6 +268,7 @@ static int prepare_there(struct ssh_state *s, const struct cp_run_request *req, 
     if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
         return cp_remote_words(err, alias, "sending the work folder to %s", alias);
     cp_debug("ssh:%s: pushed", alias);
+    cp_run_report_stage("push");
     return 0;
 }
 
@@ -292,7 +294,9 @@ static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_er
     cleanup_state struct ssh_state *s = NULL;
     if (prepare_state(req, &s, err) < 0)
         return cp_error_code(err);
-    int k = cp_ssh_keeper_reach(&s->host, &s->keeper);
+    cp_run_report_remote("host", s->host.alias, "resolve");
+    /* The keeper's process would sync the files, out of the report's sight: not with one. */
+    int k = cp_run_report_on() ? -1 : cp_ssh_keeper_reach(&s->host, &s->keeper);
     s->start_keeper = k > 0;
     int rc = k != 0 ? prepare_there(s, req, err) : 0;
     if (rc == CP_ERR_INTERRUPTED) {
@@ -352,6 +356,7 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
     cp_debug("ssh:%s: running", s->host.alias);
     int r = cp_ssh_exec(s->session, command, &io, status_out, err);
     cp_debug("ssh:%s: ran, status %d", s->host.alias, *status_out);
+    cp_run_report_stage("command");
     if (r == CP_ERR_INTERRUPTED)
         return stopped_or(s, r, status_out, err);
     if (r < 0)
@@ -366,6 +371,7 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
                                "bringing the changes back from %s (the command exited %d)",
                                s->host.alias, *status_out);
     cp_debug("ssh:%s: pulled", s->host.alias);
+    cp_run_report_stage("pull");
     return 0;
 }
 

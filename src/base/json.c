@@ -2,11 +2,36 @@
 #include "config.h"
 
 #include "src/base/json.h"
+#include "src/base/util.h"
 
 void cp_cleanup_jsonp(json_object **o)
 {
     if (*o != NULL)
         json_object_put(*o);
+}
+
+/* Where offset falls in text, as an editor counts: line and column from 1. */
+void cp_json_position(const char *text, size_t offset, unsigned *line_out, unsigned *col_out)
+{
+    unsigned line = 1, col = 1;
+    for (size_t i = 0; i < offset; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    *line_out = line;
+    *col_out = col;
+}
+
+static int parse_failed(const char *data, size_t at, const char *what, const char *why,
+                        cp_error_t *err)
+{
+    unsigned line, col;
+    cp_json_position(data, at, &line, &col);
+    return cp_error_make(err, CP_ERR_FAILED, 0, "%s:%u:%u: %s", what, line, col, why);
 }
 
 int cp_json_parse(const char *data, size_t len, const char *what, json_object **out,
@@ -21,16 +46,17 @@ int cp_json_parse(const char *data, size_t len, const char *what, json_object **
     size_t used = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
     if (jerr == json_tokener_continue && len > 0)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "%s is cut short", what);
+        return parse_failed(data, len, what, "cut short (the JSON ends too early)", err);
     if (obj == NULL || jerr != json_tokener_success) {
         json_object_put(obj);
-        return cp_error_make(err, CP_ERR_FAILED, 0, "%s is not valid JSON (%s)", what,
-                             json_tokener_error_desc(jerr));
+        cleanup_free char *why = xasprintf("not valid JSON (%s)", json_tokener_error_desc(jerr));
+        /* The tokener's parse end is the byte it could not take. */
+        return parse_failed(data, used <= len ? used : len, what, why, err);
     }
     for (size_t i = used; i < len; i++) {
         if (data[i] != ' ' && data[i] != '\n' && data[i] != '\r' && data[i] != '\t') {
             json_object_put(obj);
-            return cp_error_make(err, CP_ERR_FAILED, 0, "%s has text after its JSON", what);
+            return parse_failed(data, i, what, "text after the JSON document", err);
         }
     }
     *out = obj;

@@ -9,9 +9,13 @@
 void cp_cleanup_jsonp(json_object **o);
 #define cleanup_json __attribute__((cleanup(cp_cleanup_jsonp)))
 
-/* Parses exactly one JSON document of at most len bytes; *out is the caller's. */
+/* Parses exactly one JSON document of at most len bytes; *out is the caller's. A failure
+ * says where, as "WHAT:LINE:COLUMN: why". */
 int cp_json_parse(const char *data, size_t len, const char *what, json_object **out,
                   cp_error_t *err);
+
+/* Line and column (from 1) of a byte offset in text. */
+void cp_json_position(const char *text, size_t offset, unsigned *line_out, unsigned *col_out);
 
 /* Borrowed lookups that return NULL/default when absent or of another type. */
 const char *cp_json_str(json_object *o, const char *key);

@@ -14,7 +14,9 @@ libconch_la_SOURCES += \
 	src/base/http.c src/base/http.h \
 	src/base/signals.c src/base/signals.h \
 	src/base/digest.c src/base/digest.h \
-	src/base/protected.c src/base/protected.h
+	src/base/protected.c src/base/protected.h \
+	src/base/run-report.c src/base/run-report.h \
+	src/base/progress.c src/base/progress.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_digest
@@ -22,4 +24,15 @@ tests_unit_test_digest_SOURCES = tests/unit/test_digest.c
 tests_unit_test_digest_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_digest_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_digest
+endif
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_run_report tests/unit/test_progress
+tests_unit_test_run_report_SOURCES = tests/unit/test_run_report.c
+tests_unit_test_run_report_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_run_report_LDADD = $(TEST_LIBS)
+tests_unit_test_progress_SOURCES = tests/unit/test_progress.c
+tests_unit_test_progress_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_progress_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_run_report tests/unit/test_progress
 endif

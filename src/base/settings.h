@@ -22,8 +22,21 @@ void cp_config_dispose(struct cp_config *c);
 const char *cp_config_get(const struct cp_config *c, const char *key);
 /* Validates and stores one preference, then writes the file atomically. */
 int cp_config_set(struct cp_config *c, const char *key, const char *value, cp_error_t *err);
-/* The folder's egress entry: an array of host patterns, the string "allow-all", or NULL. */
+/* The folder's egress entry: an array of host patterns, the string "allow-all", or NULL.
+ * folder is a real path; a key written by hand with a trailing slash, doubled slashes or
+ * through a symlink names the same folder and matches. */
 json_object *cp_config_egress(const struct cp_config *c, const char *folder);
+/* `hosts add|remove|allow-all`: change folder's (a real path) own entry, stored under that
+ * path, and write the file atomically keeping every other key. Hosts are checked as the loader
+ * checks them; removing a host the folder does not list fails, naming it; removing the last
+ * one, or turning allow-all off, drops the entry. allow-all on replaces a host list. */
+int cp_config_egress_add(struct cp_config *c, const char *folder, char *const *hosts,
+                         cp_error_t *err);
+int cp_config_egress_remove(struct cp_config *c, const char *folder, char *const *hosts,
+                            cp_error_t *err);
+int cp_config_egress_allow_all(struct cp_config *c, const char *folder, bool on, cp_error_t *err);
+/* Whether a host fits a folder's egress list: a name or *.suffix, no trailing dot. */
+bool cp_config_egress_host_ok(const char *host);
 /* Whether key is one of the preferences get and set know. */
 bool cp_config_key_known(const char *key);
 /* Checks one value for a key; exposed for tests and the fuzzer. */

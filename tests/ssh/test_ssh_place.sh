@@ -307,6 +307,24 @@ new=$(cat "$W"/k/f* | grep -c '^new ')
     fail "after kill -9: rc=$rc new=$new $(ls -a "$W") $(cat "$T/err")"
 rm -rf "$W/k"
 rc=$(run box -- true)
+# ---- run --report: the ssh place's facts (host, not sealed, files both ways, stages) ----
+echo D >"$W/report-gone.txt"
+run box -- true >/dev/null
+echo R >"$W/report-in.txt"
+rc=$(run box --report "$T/report.json" -- sh -c 'echo x >report-out.txt; rm report-gone.txt; exit 4')
+[ "$rc" = 4 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["files"]
+assert (d["place"], d["host"], d["sealed"], d["seal"], d["box"]) == ("ssh:box", "box", False, None, None), d
+assert f["how"] == "mirrored" and "report-in.txt" in f["sent"] and "report-out.txt" in f["back"], f
+assert {"path": "report-gone.txt", "where": "here"} in f["deleted"], f
+assert any(r["path"] == ".env" and r["direction"] == "send" for r in f["refused"]), f
+assert {"push", "command", "pull"} <= set(d["stages"]), d["stages"]
+assert (d["exit"]["status"], d["exit"]["whose"]) == (4, "command"), d["exit"]
+' "$T/report.json" && ok "run --report: host, not sealed, files sent, back, refused, deleted, stages" ||
+    fail "ssh report: rc=$rc $(cat "$T/report.json" "$T/err" 2>&1 | head -40)"
+rm -f "$W/report-in.txt" "$W/report-out.txt"
 
 # ---- Ctrl-C ends the far command; a killed conch-place too (the watcher) ----
 timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 41.25 >/dev/null 2>&1 &

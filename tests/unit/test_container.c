@@ -423,17 +423,39 @@ static void test_engine__discovery__env_first_unix_only(void **state)
     setenv("DOCKER_HOST", "tcp://10.0.0.1:2375", 1);
     setenv("CONTAINER_HOST", "unix:///custom/podman.sock", 1);
     cleanup_strv char **auto_order = cp_engine_candidates("auto");
+    /* Named engines only: nothing found elsewhere may stand in for them. */
     assert_string_equal(auto_order[0], "/custom/podman.sock");
-    assert_string_equal(auto_order[1], "/run/podman/podman.sock");
-    for (size_t i = 0; auto_order[i]; i++)
-        assert_null(strstr(auto_order[i], "10.0.0.1"));
+    assert_null(auto_order[1]);
     setenv("DOCKER_HOST", "unix:///custom/docker.sock", 1);
     cleanup_strv char **docker = cp_engine_candidates("docker");
     assert_string_equal(docker[0], "/custom/docker.sock");
-    for (size_t i = 0; docker[i]; i++)
-        assert_null(strstr(docker[i], "podman"));
+    assert_null(docker[1]);
     unsetenv("DOCKER_HOST");
     unsetenv("CONTAINER_HOST");
+    cleanup_strv char **found = cp_engine_candidates("docker");
+    assert_string_equal(found[0], "/var/run/docker.sock");
+    for (size_t i = 0; found[i]; i++)
+        assert_null(strstr(found[i], "podman"));
+}
+
+static void test_engine__named_by_env__used_or_fails_never_passed_over(void **state)
+{
+    cleanup_engine struct cp_engine *e = NULL;
+    cleanup_error cp_error_t err = NULL;
+    setenv("DOCKER_HOST", "tcp://10.0.0.1:2375", 1);
+    assert_int_equal(cp_engine_connect("auto", &e, &err), CP_ERR_UNREACHABLE);
+    assert_non_null(strstr(err->msg, "DOCKER_HOST"));
+    assert_null(e);
+    cp_error_free(&err);
+    setenv("DOCKER_HOST", "unix:///nonexistent/conch-test.sock", 1);
+    assert_int_equal(cp_engine_connect("auto", &e, &err), CP_ERR_UNREACHABLE);
+    assert_non_null(strstr(err->msg, "DOCKER_HOST"));
+    assert_null(e);
+    cp_error_free(&err);
+    /* --engine podman is not DOCKER_HOST's business. */
+    cleanup_strv char **podman = cp_engine_candidates("podman");
+    assert_string_equal(podman[0], "/run/podman/podman.sock");
+    unsetenv("DOCKER_HOST");
 }
 
 static void touch(const char *path)
@@ -706,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_warm_command__hostile_argv__same_argv_after_eval),
         cmocka_unit_test(test_demux__no_stop__writes_whole),
         cmocka_unit_test(test_engine__discovery__env_first_unix_only),
+        cmocka_unit_test(test_engine__named_by_env__used_or_fails_never_passed_over),
         cmocka_unit_test(test_protect__keys_anywhere__found_links_not_followed),
         cmocka_unit_test(test_protect__one_list__every_pattern_covered_at_depth),
         cmocka_unit_test(test_protect__nested_git__every_one_found),

@@ -30,8 +30,12 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    cleanup_free char *path = xasprintf("%s/config.json", scratch);
-    unlink(path);
+    const char *names[] = {"config.json", "w-add", "w-bad", "w-hand", "w-rm", "w-all", "w-link"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        cleanup_free char *path = xasprintf("%s/%s", scratch, names[i]);
+        if (unlink(path) < 0)
+            rmdir(path);
+    }
     rmdir(scratch);
     return 0;
 }
@@ -115,6 +119,169 @@ static void test_hostname__patterns__exact_or_suffix_only(void **state)
     assert_true(cp_host_pattern_match("Example.ORG", "example.org"));
 }
 
+static void test_settings__syntax_error__line_and_column(void **state)
+{
+    write_config("{\n  \"engine\": \"docker\",\n  \"egress\": {\"/x\": [\"a.example\"],}\n}\n");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_true(cp_config_load(&cfg, &err) < 0);
+    /* The stray '}' after the trailing comma: line 3, column 34. */
+    assert_non_null(strstr(err->msg, "config.json:3:34: "));
+    cp_error_free(&err);
+    write_config("{\"engine\": \"docker\"}\n\n  x");
+    cleanup_config struct cp_config cfg2 = {0};
+    assert_true(cp_config_load(&cfg2, &err) < 0);
+    assert_non_null(strstr(err->msg, "config.json:3:3: "));
+}
+
+static void test_json__position__counts_lines_and_columns(void **state)
+{
+    unsigned line = 0, col = 0;
+    cp_json_position("ab\ncd\n", 4, &line, &col);
+    assert_int_equal(line, 2);
+    assert_int_equal(col, 2);
+    cp_json_position("", 0, &line, &col);
+    assert_int_equal(line, 1);
+    assert_int_equal(col, 1);
+}
+
+/* A folder of the scratch dir: its real path (mkdtemp's /tmp may itself be a link). */
+static char *scratch_folder(const char *name)
+{
+    cleanup_free char *dir = xasprintf("%s/%s", scratch, name);
+    mkdir(dir, 0700);
+    char *real = realpath(dir, NULL);
+    assert_non_null(real);
+    return real;
+}
+
+static void test_settings__egress_add__stored_under_real_path_other_keys_kept(void **state)
+{
+    write_config("{\"engine\": \"docker\", \"protected\": [\"secret.txt\"]}");
+    cleanup_free char *folder = scratch_folder("w-add");
+    cleanup_error cp_error_t err = NULL;
+    {
+        cleanup_config struct cp_config cfg = {0};
+        assert_int_equal(cp_config_load(&cfg, &err), 0);
+        char *hosts[] = {"Registry.Example.org", "*.files.example", NULL};
+        assert_int_equal(cp_config_egress_add(&cfg, folder, hosts, &err), 0);
+        char *again[] = {"registry.example.org", NULL};
+        assert_int_equal(cp_config_egress_add(&cfg, folder, again, &err), 0);
+    }
+    cleanup_config struct cp_config cfg = {0};
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    assert_string_equal(cp_config_get(&cfg, "engine"), "docker");
+    json_object *prot = NULL, *eg = NULL, *list = NULL;
+    assert_true(json_object_object_get_ex(cfg.root, "protected", &prot));
+    assert_true(json_object_object_get_ex(cfg.root, "egress", &eg));
+    assert_true(json_object_object_get_ex(eg, folder, &list));
+    assert_int_equal(json_object_array_length(list), 2);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(list, 0)),
+                        "registry.example.org");
+    cleanup_free char *tmp = xasprintf("%s/config.json.tmp.%ld", scratch, (long)getpid());
+    assert_int_equal(access(tmp, F_OK), -1);
+}
+
+static void test_settings__egress_add__invalid_host_refused_file_unchanged(void **state)
+{
+    write_config("{\"engine\": \"docker\"}");
+    cleanup_free char *folder = scratch_folder("w-bad");
+    const char *bad[] = {"10.0.0.1",       "localhost",    "a.example.", "https://a.example",
+                         "a.example:8443", "*example.org", "",           "a b.example"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cleanup_config struct cp_config cfg = {0};
+        cleanup_error cp_error_t err = NULL;
+        assert_int_equal(cp_config_load(&cfg, &err), 0);
+        char *hosts[] = {"ok.example.org", (char *)bad[i], NULL};
+        assert_int_equal(cp_config_egress_add(&cfg, folder, hosts, &err), CP_ERR_USAGE);
+        assert_non_null(strstr(err->msg, bad[i]));
+    }
+    cleanup_free char *path = xasprintf("%s/config.json", scratch);
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_read_file(path, 4096, &text, &len, &err), 0);
+    assert_null(strstr(text, "ok.example.org"));
+}
+
+static void test_settings__egress_key_by_hand__trailing_slash_and_symlink_match(void **state)
+{
+    cleanup_free char *folder = scratch_folder("w-hand");
+    cleanup_free char *link = xasprintf("%s/w-link", scratch);
+    unlink(link);
+    assert_int_equal(symlink(folder, link), 0);
+    cleanup_free char *text =
+        xasprintf("{\"egress\": {\"%s/\": [\"a.example.org\"], \"%s\": \"allow-all\"}}", folder,
+                  "/nonexistent//conch-test/");
+    write_config(text);
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    json_object *v = cp_config_egress(&cfg, folder);
+    assert_non_null(v);
+    assert_true(json_object_is_type(v, json_type_array));
+    assert_non_null(cp_config_egress(&cfg, "/nonexistent/conch-test"));
+    assert_null(cp_config_egress(&cfg, "/nonexistent"));
+    /* Through the symlink: the key that names the link is the folder's too. */
+    cleanup_free char *by_link = xasprintf("{\"egress\": {\"%s\": [\"b.example.org\"]}}", link);
+    write_config(by_link);
+    cleanup_config struct cp_config cfg2 = {0};
+    assert_int_equal(cp_config_load(&cfg2, &err), 0);
+    assert_non_null(cp_config_egress(&cfg2, folder));
+    /* A change moves the entry under the real path: one key, both hosts. */
+    char *hosts[] = {"c.example.org", NULL};
+    assert_int_equal(cp_config_egress_add(&cfg2, folder, hosts, &err), 0);
+    json_object *eg = NULL, *list = NULL;
+    assert_true(json_object_object_get_ex(cfg2.root, "egress", &eg));
+    assert_int_equal(json_object_object_length(eg), 1);
+    assert_true(json_object_object_get_ex(eg, folder, &list));
+    assert_int_equal(json_object_array_length(list), 2);
+    unlink(link);
+}
+
+static void test_settings__egress_remove__last_host_drops_entry_unknown_refused(void **state)
+{
+    cleanup_free char *folder = scratch_folder("w-rm");
+    cleanup_free char *text =
+        xasprintf("{\"egress\": {\"%s\": [\"a.example.org\", \"b.example.org\"]}}", folder);
+    write_config(text);
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    char *unknown[] = {"a.example.org", "z.example.org", NULL};
+    assert_int_equal(cp_config_egress_remove(&cfg, folder, unknown, &err), CP_ERR_USAGE);
+    assert_non_null(strstr(err->msg, "z.example.org"));
+    assert_int_equal(json_object_array_length(cp_config_egress(&cfg, folder)), 2);
+    cp_error_free(&err);
+    char *one[] = {"A.example.org", NULL};
+    assert_int_equal(cp_config_egress_remove(&cfg, folder, one, &err), 0);
+    assert_int_equal(json_object_array_length(cp_config_egress(&cfg, folder)), 1);
+    char *other[] = {"b.example.org", NULL};
+    assert_int_equal(cp_config_egress_remove(&cfg, folder, other, &err), 0);
+    assert_null(cp_config_egress(&cfg, folder));
+    assert_false(json_object_object_get_ex(cfg.root, "egress", NULL));
+}
+
+static void test_settings__egress_allow_all__on_then_off_then_add(void **state)
+{
+    write_config("{}");
+    cleanup_free char *folder = scratch_folder("w-all");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    assert_int_equal(cp_config_egress_allow_all(&cfg, folder, true, &err), 0);
+    cleanup_config struct cp_config back = {0};
+    assert_int_equal(cp_config_load(&back, &err), 0);
+    json_object *v = cp_config_egress(&back, folder);
+    assert_string_equal(json_object_get_string(v), "allow-all");
+    char *hosts[] = {"a.example.org", NULL};
+    assert_int_equal(cp_config_egress_add(&back, folder, hosts, &err), CP_ERR_USAGE);
+    cp_error_free(&err);
+    assert_int_equal(cp_config_egress_allow_all(&back, folder, false, &err), 0);
+    assert_null(cp_config_egress(&back, folder));
+    assert_int_equal(cp_config_egress_add(&back, folder, hosts, &err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +291,13 @@ int main(void)
         cmocka_unit_test(test_settings__set_then_get__round_trips),
         cmocka_unit_test(test_settings__bad_value__not_saved),
         cmocka_unit_test(test_hostname__patterns__exact_or_suffix_only),
+        cmocka_unit_test(test_settings__syntax_error__line_and_column),
+        cmocka_unit_test(test_json__position__counts_lines_and_columns),
+        cmocka_unit_test(test_settings__egress_add__stored_under_real_path_other_keys_kept),
+        cmocka_unit_test(test_settings__egress_add__invalid_host_refused_file_unchanged),
+        cmocka_unit_test(test_settings__egress_key_by_hand__trailing_slash_and_symlink_match),
+        cmocka_unit_test(test_settings__egress_remove__last_host_drops_entry_unknown_refused),
+        cmocka_unit_test(test_settings__egress_allow_all__on_then_off_then_add),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
