@@ -11,7 +11,6 @@ libconch_la_SOURCES += \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
 	mirror/remote-run.c mirror/remote-run.h \
-	mirror/progress.c mirror/progress.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c

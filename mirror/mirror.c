@@ -17,11 +17,13 @@
 #include "mirror/manifest.h"
 #include "mirror/mirror.h"
 #include "mirror/pack.h"
-#include "mirror/progress.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
+#include "src/base/progress.h"
 #include "src/base/util.h"
 #include "src/base/run-report.h"
+
+#define TRANSFER_PROGRESS_MIN (20ULL * 1000 * 1000)
 
 #define LISTING_MAX    (256u * 1024 * 1024)
 #define FAR_STDERR_MAX (64u * 1024)
@@ -224,6 +226,15 @@ static void record_push(const struct cp_listing *here, const struct cp_manifest 
     cp_manifest_sort(out);
 }
 
+/* A transfer draws its line (on a terminal only) when it passes about 20 MB. */
+static void transfer_progress(struct cp_progress *p, const char *step, uint64_t total)
+{
+    cp_progress_begin(p, STDERR_FILENO, "the work folder");
+    if (total < TRANSFER_PROGRESS_MIN)
+        p->on = false;
+    cp_progress_step(p, step, total);
+}
+
 static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o, const char *new_id,
                          struct push_plan *p, struct cp_listing *there,
                          struct cp_mirror_report *rep, cp_error_t *err)
@@ -238,7 +249,7 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     for (size_t i = 0; i < p->nsend; i++)
         total += p->send[i]->sig.size;
     struct cp_progress progress;
-    cp_progress_begin(&progress, STDERR_FILENO, "sending", total);
+    transfer_progress(&progress, "sending", total);
     int rc = cp_pack_push(r, o->rootfd, p->send, p->nsend, p->del, p->ndel, p->sent, rep, &progress,
                           err);
     cp_progress_end(&progress);
@@ -450,7 +461,7 @@ static int pull_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     cleanup_free struct source *s = xcalloc(1, sizeof(*s));
     s->r = r;
     s->err = err;
-    cp_progress_begin(&s->progress, STDERR_FILENO, "bringing back", total);
+    transfer_progress(&s->progress, "bringing back", total);
     cleanup_archive_read struct archive *a = cp_archive_reader_new();
     int rc = archive_read_open(a, s, NULL, source_read, NULL) == ARCHIVE_OK
                  ? cp_landing_read(&l, a, err)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "mirror/listing.h"
-#include "mirror/progress.h"
+#include "src/base/progress.h"
 #include "mirror/report.h"
 #include "mirror/transport.h"
 #include "src/base/error.h"
