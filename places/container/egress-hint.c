@@ -10,6 +10,7 @@
 #include "places/container/allowlist.h"
 #include "places/container/egress-hint.h"
 #include "places/container/sidecar.h"
+#include "places/egress/elog.h"
 #include "places/egress/verdict.h"
 #include "src/base/buf.h"
 #include "src/base/http.h"
@@ -20,26 +21,6 @@
 #define HINT_LOG_MAX  (8 * 1024 * 1024)
 #define REFUSALS_MAX  64
 #define HINT_TEXT_MAX (64 * 1024)
-
-/* The decision object in a log line. The engine's frame header before it may hold a '{'
- * byte, so the parse is tried from each of the first few. */
-static json_object *line_object(const char *line, size_t len)
-{
-    const char *p = line;
-    for (int tries = 0; tries < 4; tries++) {
-        const char *brace = memchr(p, '{', len - (size_t)(p - line));
-        if (brace == NULL)
-            return NULL;
-        json_object *o = NULL;
-        if (cp_json_parse(brace, len - (size_t)(brace - line), "log line", &o, NULL) == 0) {
-            if (json_object_is_type(o, json_type_object))
-                return o;
-            json_object_put(o);
-        }
-        p = brace + 1;
-    }
-    return NULL;
-}
 
 static bool seen(const struct cp_egress_refusal *v, size_t n, const char *target,
                  const char *reason)
@@ -53,7 +34,7 @@ static bool seen(const struct cp_egress_refusal *v, size_t n, const char *target
 static void take(const char *line, size_t len, const char *box, struct cp_egress_refusal **v,
                  size_t *n)
 {
-    cleanup_json json_object *o = line_object(line, len);
+    cleanup_json json_object *o = cp_egress_log_object(line, len);
     if (o == NULL)
         return;
     const char *b = cp_json_str(o, "box"), *verdict = cp_json_str(o, "verdict");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "places/container/run-report.h"
+#include "places/egress/elog.h"
 #include "src/base/http.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
@@ -149,33 +150,13 @@ void cp_container_report_box(struct cp_engine *e, const char *id)
     cp_run_report_take("seal", seal_of(box));
 }
 
-/* The decision object on a log line that may carry a prefix (a frame header some bytes of
- * which can be '{'): tried from each of the first few braces. */
-static json_object *decision(const char *line, size_t len)
-{
-    const char *p = line;
-    for (int tries = 0; tries < 4; tries++) {
-        const char *brace = memchr(p, '{', len - (size_t)(p - line));
-        if (brace == NULL)
-            return NULL;
-        json_object *o = NULL;
-        if (cp_json_parse(brace, len - (size_t)(brace - line), "log line", &o, NULL) == 0) {
-            if (json_object_is_type(o, json_type_object))
-                return o;
-            json_object_put(o);
-        }
-        p = brace + 1;
-    }
-    return NULL;
-}
-
 static size_t take_refusals(const char *text, size_t len, const char *box)
 {
     size_t found = 0;
     for (size_t start = 0; start < len;) {
         const char *nl = memchr(text + start, '\n', len - start);
         size_t end = nl ? (size_t)(nl - text) : len;
-        cleanup_json json_object *o = decision(text + start, end - start);
+        cleanup_json json_object *o = cp_egress_log_object(text + start, end - start);
         const char *b = cp_json_str(o, "box"), *verdict = cp_json_str(o, "verdict");
         const char *host = cp_json_str(o, "host");
         if (b != NULL && strcmp(b, box) == 0 && verdict != NULL &&

@@ -91,7 +91,7 @@ static const char *refused_host(json_object *o, const char *box)
 
 /* The decision object in a line that may carry a prefix (a timestamp, or a frame header some
  * bytes of which can be '{'): tried from each of the first few braces. */
-static json_object *parse_object(const char *line, size_t len)
+json_object *cp_egress_log_object(const char *line, size_t len)
 {
     const char *p = line;
     for (int tries = 0; tries < 4; tries++) {
@@ -113,7 +113,7 @@ static void take_line(const char *line, size_t len, const char *box, char ***v, 
 {
     if (*n >= HOSTS_MAX)
         return;
-    cleanup_json json_object *o = parse_object(line, len);
+    cleanup_json json_object *o = cp_egress_log_object(line, len);
     if (o == NULL)
         return;
     const char *host = refused_host(o, box);

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <json-c/json.h>
+
 #include "places/egress/verdict.h"
 #include "src/base/error.h"
 
@@ -35,6 +37,10 @@ struct cp_egress_decision {
 const char *cp_egress_verdict_name(enum cp_egress_reason reason);
 
 /* Writes one line and flushes it, so a reader sees every decision made so far. */
+/* The decision object on one log line that may carry a prefix (a timestamp, or the engine's
+ * frame header, some bytes of which can be '{'), or NULL; the caller's. */
+json_object *cp_egress_log_object(const char *line, size_t len);
+
 int cp_egress_log_write(FILE *f, const struct cp_egress_decision *d, cp_error_t *err);
 
 /* The distinct hosts refused for box, in the order first refused, from log text (e.g. the
