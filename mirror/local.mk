@@ -36,7 +36,7 @@ MIRROR_TEST_HELPERS = tests/mirror/tarbuild.c tests/mirror/tarbuild.h \
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_mirror_landing
-tests_unit_test_mirror_landing_SOURCES = tests/unit/test_mirror_landing.c $(MIRROR_TEST_HELPERS)
+tests_unit_test_mirror_landing_SOURCES = tests/unit/test_mirror_landing.c tests/unit/one-list.h $(MIRROR_TEST_HELPERS)
 tests_unit_test_mirror_landing_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_mirror_landing_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_mirror_landing

@@ -102,32 +102,13 @@ int cp_relay_msg_send(int fd, const struct cp_buf *b)
     return cp_write_all(fd, b->data, b->len);
 }
 
-/* Reads exactly len bytes, waiting at most wait_ms (-1: forever) for each piece. */
-static int read_full(int fd, void *buf, size_t len, int wait_ms)
-{
-    char *p = buf;
-    while (len > 0) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, wait_ms) <= 0)
-            return -1;
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int cp_relay_msg_recv_wait(int fd, struct cp_buf *out, int first_wait_ms)
 {
     uint32_t len = 0;
-    if (read_full(fd, &len, sizeof(len), first_wait_ms) < 0 || len > CP_RELAY_MSG_MAX)
+    if (cp_read_full(fd, &len, sizeof(len), first_wait_ms) < 0 || len > CP_RELAY_MSG_MAX)
         return -1;
     cleanup_free char *data = xmalloc((size_t)len + 1);
-    if (read_full(fd, data, len, CONTROL_WAIT_S * 1000) < 0)
+    if (cp_read_full(fd, data, len, CONTROL_WAIT_S * 1000) < 0)
         return -1;
     return cp_buf_append(out, data, len);
 }

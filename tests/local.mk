@@ -28,7 +28,7 @@ endif
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_container
-tests_unit_test_container_SOURCES = tests/unit/test_container.c
+tests_unit_test_container_SOURCES = tests/unit/test_container.c tests/unit/one-list.h
 tests_unit_test_container_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_container_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_container

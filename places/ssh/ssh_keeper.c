@@ -186,21 +186,6 @@ static int send_msg(int fd, const struct cp_buf *b, const int *fds, size_t nfds)
     return cp_write_all(fd, b->data, b->len);
 }
 
-static int read_full(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Reads one message (and up to 3 fds) into *out, NUL-separated strings. */
 static int recv_msg(int fd, struct cp_buf *out, int *fds, size_t *nfds)
 {
@@ -226,7 +211,7 @@ static int recv_msg(int fd, struct cp_buf *out, int *fds, size_t *nfds)
     if (n != (ssize_t)sizeof(len) || len > KEEPER_MAX_MSG)
         return -1;
     char *data = xmalloc(len + 1);
-    int r = read_full(fd, data, len);
+    int r = cp_read_full(fd, data, len, -1);
     data[len] = '\0';
     if (r == 0)
         cp_buf_append(out, data, len);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -106,6 +107,24 @@ int cp_write_all(int fd, const void *buf, size_t len)
                 continue;
             return -1;
         }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int cp_read_full(int fd, void *buf, size_t len, int wait_ms)
+{
+    char *p = buf;
+    while (len > 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (wait_ms >= 0 && poll(&pfd, 1, wait_ms) <= 0)
+            return -1;
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
         p += n;
         len -= (size_t)n;
     }

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/one-list.h"
+
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
 #include "places/container/keyless.h"
@@ -505,39 +507,6 @@ static void test_protect__keys_anywhere__found_links_not_followed(void **state)
     unlink(env), unlink(pem), unlink(deppem), unlink(link);
     rmdir(ssh), rmdir(sub), rmdir(a), rmdir(nm), rmdir(dir);
 }
-
-/* DESIGN.md's one list, written out here rather than read from the table: a pattern dropped
- * from the table must fail this test. Each is a file, or a file inside the folder it names,
- * placed two folders deep. */
-static const char *const one_list_paths[] = {
-    ".env",
-    ".env.local",
-    ".netrc",
-    ".pypirc",
-    ".git-credentials",
-    "server.pem",
-    "tls.key",
-    "id_rsa",
-    "id_ed25519.pub",
-    "id_ecdsa",
-    ".ssh/config",
-    ".aws/credentials",
-    ".gnupg/pubring.kbx",
-    ".conch/config.json",
-    ".cargo/credentials.toml",
-    ".cargo/credentials",
-    ".gem/credentials",
-    ".config/gh/hosts.yml",
-    ".config/hub",
-    ".config/glab-cli/config.yml",
-    ".config/git/credentials",
-    ".gcm/store",
-    ".docker/config.json",
-    ".terraformrc",
-    ".terraform.d/credentials.tfrc.json",
-    ".config/configstore/update-notifier.json",
-    ".yarnrc",
-};
 
 /* Writes rel under dir, making the folders on its way. */
 static void put(const char *dir, const char *rel, const char *text)

@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/one-list.h"
+
 #include "mirror/landing.h"
 #include "src/base/util.h"
 #include "tests/mirror/landrun.h"
@@ -976,42 +978,13 @@ static void test_landing__head_or_refs_alone__lands(void **state)
  * of them lands, nor anything under the folders it names. */
 static void test_landing__one_list__every_pattern_refused_at_depth(void **state)
 {
-    static const char *const names[] = {
-        ".env",
-        ".env.local",
-        ".netrc",
-        ".pypirc",
-        ".git-credentials",
-        "server.pem",
-        "tls.key",
-        "id_rsa",
-        "id_ed25519.pub",
-        "id_ecdsa",
-        ".ssh/config",
-        ".aws/credentials",
-        ".gnupg/pubring.kbx",
-        ".conch/config.json",
-        ".cargo/credentials.toml",
-        ".cargo/credentials",
-        ".gem/credentials",
-        ".config/gh/hosts.yml",
-        ".config/hub",
-        ".config/glab-cli/config.yml",
-        ".config/git/credentials",
-        ".gcm/store",
-        ".docker/config.json",
-        ".terraformrc",
-        ".terraform.d/credentials.tfrc.json",
-        ".config/configstore/update-notifier.json",
-        ".yarnrc",
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-        cleanup_free char *deep = xasprintf("a/b/%s", names[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(one_list_paths); i++) {
+        cleanup_free char *deep = xasprintf("a/b/%s", one_list_paths[i]);
         const char *why = cp_rules_check_back(NULL, deep);
         if (why == NULL || strcmp(why, "protected place") != 0)
             fail_msg("%s would land (%s)", deep, why ? why : "allowed");
-        if (cp_rules_check_back(NULL, names[i]) == NULL)
-            fail_msg("%s would land at the top", names[i]);
+        if (cp_rules_check_back(NULL, one_list_paths[i]) == NULL)
+            fail_msg("%s would land at the top", one_list_paths[i]);
     }
     /* Neighbours that are not keys still land. */
     assert_null(cp_rules_check_back(NULL, "a/.config/other.json"));
