@@ -50,4 +50,3 @@ TESTS += tests/fuzz/replay_relay_request tests/fuzz/replay_relay_frames
 # test sshd (root). It waits for the other tests that count boxes on the shared engines.
 TESTS += tests/relay/relay.test
 EXTRA_DIST += tests/relay/relay.test tests/ssh/sshd-lib.sh bench/relay
-tests/relay/relay.log: tests/integration/container.log

@@ -94,10 +94,6 @@ endif
 # with curl: conch-place image build test).
 TESTS += tests/integration/egress.test
 EXTRA_DIST += tests/integration/egress.test
-# Both count and clean conch boxes and sidecars on the shared engines: never at the same time.
-tests/integration/egress.log: tests/integration/container.log
-# cloud.test compares a run in a container with one in the cloud: it too waits its turn.
-tests/cloud/cloud.log: tests/integration/container.log
 
 # The command line without an engine: --help everywhere, completion, hosts add/remove.
 TESTS += tests/cli/cli.test
@@ -114,3 +110,13 @@ EXTRA_DIST += tests/integration/engine-choice.test
 # An image build's progress line: drawn on a terminal only (Docker; this binary's egress image).
 TESTS += tests/integration/progress.test
 EXTRA_DIST += tests/integration/progress.test
+
+# The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
+# after another, never beside each other (a `clean` in one removes what another is making).
+tests/integration/container-stream.log: tests/integration/container.log
+tests/integration/egress.log: tests/integration/container-stream.log
+tests/egress/sidecar-upstream.log: tests/integration/egress.log
+tests/integration/run-report.log: tests/egress/sidecar-upstream.log
+tests/integration/engine-choice.log: tests/integration/run-report.log
+tests/relay/relay.log: tests/integration/engine-choice.log
+tests/cloud/cloud.log: tests/relay/relay.log
