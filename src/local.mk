@@ -13,4 +13,5 @@ libconch_la_SOURCES += \
 	src/cmd-doctor.c \
 	src/cmd-egress-proxy.c \
 	src/cmd-hosts.c \
-	src/cmd-ssh-keeper.c
+	src/cmd-ssh-keeper.c \
+	src/cmd-seal-probe.c

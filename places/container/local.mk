@@ -17,3 +17,4 @@ libconch_la_SOURCES += \
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
 libconch_la_SOURCES += places/container/npm-default.c
+libconch_la_SOURCES += places/container/seal-probe.c places/container/seal-probe.h
