@@ -110,6 +110,24 @@ static void wait_all(struct target *t, size_t n)
             t[i].result = "no answer (timed out)";
 }
 
+/* A box's IPv6 addresses are tentative for a moment after it starts (duplicate address
+ * detection) and cannot be dialled from; an attacker would wait, so the probe does too. */
+static void wait_for_ipv6(void)
+{
+    for (int i = 0; i < 30; i++) {
+        cleanup_fclose FILE *f = fopen("/proc/net/if_inet6", "re");
+        char line[256];
+        bool tentative = false;
+        unsigned flags = 0;
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+            if (sscanf(line, "%*s %*x %*x %*x %x", &flags) == 1 && (flags & 0x40) != 0)
+                tentative = true; /* IFA_F_TENTATIVE */
+        if (!tentative)
+            return;
+        poll(NULL, 0, 100);
+    }
+}
+
 static size_t collect(const struct cp_parsed *args, const char *option, bool must, struct target *t,
                       size_t n)
 {
@@ -126,6 +144,7 @@ static int probe_handler(const struct cp_parsed *args, cp_error_t *err)
     size_t n = collect(args, "try", false, t, collect(args, "must", true, t, 0));
     if (n == 0 || args->nrest != 0)
         return cp_error_make(err, CP_ERR_USAGE, 0, "seal-probe takes --must/--try ADDR:PORT");
+    wait_for_ipv6();
     for (size_t i = 0; i < n; i++)
         start_connect(&t[i]);
     wait_all(t, n);
