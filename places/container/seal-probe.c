@@ -38,6 +38,8 @@ static json_object *probe_labels(void)
     cleanup_strv char **owner = cp_box_owner_labels();
     for (size_t i = 0; owner[i] != NULL; i++) {
         char *eq = strchr(owner[i], '=');
+        if (eq == NULL)
+            continue;
         *eq = '\0';
         json_object_object_add(o, owner[i], json_object_new_string(eq + 1));
     }
