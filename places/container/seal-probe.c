@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,8 +77,7 @@ static json_object *probe_body(const char *image, const char *network, char *con
     return c;
 }
 
-/* Makes, runs and removes one probe box; *status_out is seal-probe's exit status. */
-static int probe_run(struct cp_engine *e, const char *image, const char *network, char *const *args,
+static int probe_box(struct cp_engine *e, const char *image, const char *network, char *const *args,
                      int *status_out, cp_error_t *err)
 {
     cleanup_json json_object *body = probe_body(image, network, args);
@@ -91,6 +91,23 @@ static int probe_run(struct cp_engine *e, const char *image, const char *network
     if (cp_box_remove(e, id, &rm) < 0)
         cp_debug("%s", rm->msg);
     return r < 0 ? cp_error_wrap(err, "running a probe box on %s", network) : 0;
+}
+
+/* Makes, runs and removes one probe box; *status_out is seal-probe's exit status. A Ctrl-C
+ * waits the few seconds the probe lasts at most, so that no probe box outlives the run; the
+ * signal then ends the run as it would have (nothing of the command has started). */
+static int probe_run(struct cp_engine *e, const char *image, const char *network, char *const *args,
+                     int *status_out, cp_error_t *err)
+{
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    int r = probe_box(e, image, network, args, status_out, err);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return r;
 }
 
 /* The bridge the network's boxes hang on: libpod names it; Docker's is br- and the id's first
