@@ -111,11 +111,17 @@ EXTRA_DIST += tests/integration/engine-choice.test
 TESTS += tests/integration/progress.test
 EXTRA_DIST += tests/integration/progress.test
 
+# The network seal from inside real boxes (issue 10): nothing of this computer, no other folder's
+# box, and a host firewall that drops box-to-sidecar traffic refused. Root.
+TESTS += tests/integration/seal.test
+EXTRA_DIST += tests/integration/seal.test tests/integration/seal-listener.py
+
 # The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
 # after another, never beside each other (a `clean` in one removes what another is making).
 tests/integration/container-stream.log: tests/integration/container.log
 tests/integration/egress.log: tests/integration/container-stream.log
-tests/egress/sidecar-upstream.log: tests/integration/egress.log
+tests/integration/seal.log: tests/integration/egress.log
+tests/egress/sidecar-upstream.log: tests/integration/seal.log
 tests/integration/run-report.log: tests/egress/sidecar-upstream.log
 tests/integration/engine-choice.log: tests/integration/run-report.log
 tests/relay/relay.log: tests/integration/engine-choice.log

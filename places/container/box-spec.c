@@ -63,6 +63,19 @@ static json_object *tmpfs(const struct cp_box_spec *s)
     return t;
 }
 
+/* No IPv6 in a sealed box: the host keeps an IPv6 link-local address on every bridge, internal
+ * ones included, and a box with IPv6 reached it there (Podman/CNI, measured: fe80::...%eth0
+ * answered a listener on ::). Docker already does this for boxes on networks without IPv6;
+ * saying it keeps both engines alike. The box's /proc/sys is read-only and it has no
+ * CAP_NET_ADMIN, so it cannot turn IPv6 back on. */
+json_object *cp_box_seal_sysctls(void)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "net.ipv6.conf.all.disable_ipv6", json_object_new_string("1"));
+    json_object_object_add(o, "net.ipv6.conf.default.disable_ipv6", json_object_new_string("1"));
+    return o;
+}
+
 static json_object *host_config(const struct cp_box_spec *s)
 {
     json_object *h = json_object_new_object();
@@ -82,6 +95,8 @@ static json_object *host_config(const struct cp_box_spec *s)
     json_object_object_add(h, "LogConfig", log);
     if (s->network != NULL)
         json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
+    if (s->sealed && s->network != NULL)
+        json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
     if (s->userns != NULL)
         json_object_object_add(h, "UsernsMode", json_object_new_string(s->userns));
 

@@ -20,3 +20,4 @@ libconch_la_SOURCES += places/container/warm.c places/container/warm.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
 libconch_la_SOURCES += places/container/npm-default.c
 libconch_la_SOURCES += places/container/run-report.c places/container/run-report.h
+libconch_la_SOURCES += places/container/seal-probe.c places/container/seal-probe.h

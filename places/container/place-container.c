@@ -17,6 +17,7 @@
 #include "places/container/protect.h"
 #include "places/container/registries.h"
 #include "places/container/run-report.h"
+#include "places/container/seal-probe.h"
 #include "places/container/sidecar.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -423,6 +424,11 @@ static int container_check(const char *place, const struct cp_config *cfg, cp_er
     printf("engine: %s on %s, API %s: ok\n", s->engine->kind, s->engine->socket,
            s->engine->version);
     printf("image: %s: ok\n", s->image);
+    int failed = 0; /* the seal's probes (places/container/seal-probe.c), each with its step */
+    if (cp_seal_doctor(s->engine, &s->seal.sidecar, &failed, err) < 0) {
+        container_release(state);
+        return cp_error_code(err);
+    }
     int status = -1;
     int r = container_run(state, &req, &status, err);
     container_release(state);
@@ -431,6 +437,9 @@ static int container_check(const char *place, const struct cp_config *cfg, cp_er
     if (status != 0)
         return cp_error_make(err, CP_ERR_FAILED, 0, "a sealed `true` exited with %d", status);
     printf("sealed box: made, ran `true`, removed: ok\n");
+    if (failed > 0)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0, "%d of the seal's probes failed (above)",
+                             failed);
     return 0;
 }
 

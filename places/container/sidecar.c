@@ -1,5 +1,36 @@
 /* The sidecar's network and box through the engine's API, the box's proxy variables, and the
- * refusal hint read back from the sidecar's log. */
+ * refusal hint read back from the sidecar's log.
+ *
+ * The seal by topology (DESIGN.md, "The egress sidecar"; issue 10). A sealed box must reach
+ * the sidecar's proxy port and nothing else: no address of this computer, no other folder's
+ * box, nothing link-local, over IPv4 and IPv6. What holds it, per engine, as measured on
+ * Docker 20.10 and Podman 4.3 (CNI):
+ *
+ * - One internal network per folder and allow-list, named from both, with its own sidecar
+ *   (conch-egress-HASH is the network's name and the sidecar's). Boxes of two folders never
+ *   share a network, so neither can address the other. One sidecar per folder rather than one
+ *   per list joined to every folder's network: the proxy parses what the boxes send, and a
+ *   sidecar that sat on every folder's network would, if ever taken over, sit beside every
+ *   folder's boxes. The cost is one more sidecar per folder, made on its folder's first
+ *   sealed run; the warm path makes the same two API calls as before (bench/container-
+ *   roundtrip).
+ * - No host address on the network. Docker gives an internal bridge the gateway address, and
+ *   this computer then answers a box there on every port it listens on, and on every other
+ *   address it has (the host routes its own addresses to itself): the bridge option
+ *   com.docker.network.bridge.inhibit_ipv4 (Docker 20.10+) makes the bridge without one, and
+ *   on an internal network nothing else takes the gateway's place. Podman's CNI internal
+ *   networks are made without a gateway already. Netavark gives its internal bridges an
+ *   address for its DNS server; such a network is refused (network_check), never joined.
+ *   With no host address in the box's subnet, the box has no route to any address of this
+ *   computer, nor to 169.254.0.0/16: its connect() fails at once. The network is checked on
+ *   every run (its options, its gateway), so a same-named network made by hand is not joined.
+ * - No IPv6 in the box (box-spec.c, cp_box_seal_sysctls): the host keeps an fe80:: address on
+ *   every bridge, internal ones included, which a Podman box reached over IPv6.
+ * - No firewall rule of ours: rules are the host's, a firewall reload wipes them, and with no
+ *   route there is nothing to filter. The host's firewall can only take away the one path the
+ *   seal needs (Docker's FORWARD DROP on Podman's bridges), so when a sidecar is made a probe
+ *   box on the network must reach its port (seal-probe.c), else the run stops with 125 and the
+ *   rule that lets it through. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,10 +41,12 @@
 
 #include "places/container/box.h"
 #include "places/container/egress-image.h"
+#include "places/container/seal-probe.h"
 #include "places/container/sidecar.h"
 #include "places/egress/auth.h"
 #include "places/egress/elog.h"
 #include "src/base/buf.h"
+#include "src/base/digest.h"
 #include "src/base/http.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
@@ -23,6 +56,16 @@
 #define ENSURE_TRIES  4
 #define LIBPOD_API    "4.0.0"
 #define SIDECAR_LABEL "conch.egress"
+#define LIST_LABEL    "conch.egress.list"
+#define FOLDER_LABEL  "conch.egress.folder"
+#define INHIBIT_IPV4  "com.docker.network.bridge.inhibit_ipv4"
+
+/* What a folder's sidecar and network are named and labelled with. */
+struct cp_sidecar_names {
+    char list[17];   /* the list's hash */
+    char folder[17]; /* the folder's */
+    char *name;      /* the network's and the sidecar's */
+};
 
 void cp_sidecar_dispose(struct cp_sidecar *s)
 {
@@ -96,7 +139,8 @@ static char **upstream_env(void)
     return v;
 }
 
-static char *sidecar_name(const struct cp_allowlist *list, const char *image, char **args)
+/* The list's hash (16 hex), over the image, the proxy's arguments and its upstream too. */
+static void list_hash(const struct cp_allowlist *list, const char *image, char **args, char out[17])
 {
     struct cp_buf b;
     cleanup_strv char **up = upstream_env(); /* a changed upstream makes another sidecar */
@@ -116,7 +160,37 @@ static char *sidecar_name(const struct cp_allowlist *list, const char *image, ch
     cp_allowlist_hash(list, b.data, hash);
     explicit_bzero(b.data, b.len);
     cp_buf_dispose(&b);
-    return xasprintf("conch-egress-%.16s", hash);
+    snprintf(out, 17, "%.16s", hash);
+}
+
+/* The folder's part of the name: SHA-256 of its real path (not the folder key, whose 64-bit
+ * FNV shape is no obstacle to a made-up colliding path). */
+static void folder_hash(const char *workdir, char out[17])
+{
+    uint8_t digest[CP_SHA256_LEN];
+    cp_sha256(workdir, strlen(workdir), digest);
+    cp_hex(digest, 8, out);
+}
+
+/* One network and one sidecar per folder and list: conch-egress- and 16 hex digits. */
+static char *sidecar_name(const char *list_h, const char *folder_h)
+{
+    cleanup_free char *both = xasprintf("conch-seal-v2\n%s\n%s", list_h, folder_h);
+    uint8_t digest[CP_SHA256_LEN];
+    cp_sha256(both, strlen(both), digest);
+    char hex[17];
+    cp_hex(digest, 8, hex);
+    return xasprintf("conch-egress-%s", hex);
+}
+
+/* conch.egress=1, the list's hash and the folder's, on the network and the sidecar alike. */
+static json_object *egress_labels(const struct cp_sidecar_names *n)
+{
+    json_object *labels = json_object_new_object();
+    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
+    json_object_object_add(labels, LIST_LABEL, json_object_new_string(n->list));
+    json_object_object_add(labels, FOLDER_LABEL, json_object_new_string(n->folder));
+    return labels;
 }
 
 static char *random_secret(void)
@@ -141,15 +215,15 @@ static bool is_podman(const struct cp_engine *e)
 
 /* Podman's compatible API turns aardvark's DNS on for every network, internal ones included,
  * and aardvark 1.4 forwards outside names from them (measured): its own API can turn it off. */
-static int podman_network_create(struct cp_engine *e, const char *name, cp_error_t *err)
+static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
+                                 cp_error_t *err)
 {
     cleanup_json json_object *body = json_object_new_object();
-    json_object *labels = json_object_new_object();
-    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
-    json_object_object_add(body, "name", json_object_new_string(name));
+    json_object_object_add(body, "name", json_object_new_string(n->name));
     json_object_object_add(body, "internal", json_object_new_boolean(1));
     json_object_object_add(body, "dns_enabled", json_object_new_boolean(0));
-    json_object_object_add(body, "labels", labels);
+    json_object_object_add(body, "ipv6_enabled", json_object_new_boolean(0));
+    json_object_object_add(body, "labels", egress_labels(n));
     char saved[sizeof(e->version)];
     memcpy(saved, e->version, sizeof(saved));
     snprintf(e->version, sizeof(e->version), "%s", LIBPOD_API); /* libpod's routes, same socket */
@@ -163,57 +237,118 @@ static int podman_network_create(struct cp_engine *e, const char *name, cp_error
     return 0;
 }
 
-static int docker_network_create(struct cp_engine *e, const char *name, cp_error_t *err)
+static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
+                                 cp_error_t *err)
 {
     cleanup_json json_object *body = json_object_new_object();
-    json_object *labels = json_object_new_object();
-    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
-    json_object_object_add(body, "Name", json_object_new_string(name));
+    json_object *options = json_object_new_object();
+    json_object_object_add(options, INHIBIT_IPV4, json_object_new_string("true"));
+    json_object_object_add(body, "Name", json_object_new_string(n->name));
     json_object_object_add(body, "Driver", json_object_new_string("bridge"));
     json_object_object_add(body, "Internal", json_object_new_boolean(1));
+    json_object_object_add(body, "EnableIPv6", json_object_new_boolean(0));
     json_object_object_add(body, "CheckDuplicate", json_object_new_boolean(1));
-    json_object_object_add(body, "Labels", labels);
+    json_object_object_add(body, "Options", options);
+    json_object_object_add(body, "Labels", egress_labels(n));
     long status = 0;
-    if (cp_engine_call_status(e, "POST", "/networks/create", body, &status, NULL, err) < 0)
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call_status(e, "POST", "/networks/create", body, &status, &reply, err) < 0)
         return cp_error_code(err);
-    if (status != 200 && status != 201 && status != 409)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld", status);
+    if (status != 200 && status != 201 && status != 409) {
+        const char *msg = cp_json_str(reply, "message");
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld: %s", status,
+                             msg ? msg : "no reason given");
+    }
     return 0;
 }
 
-/* A network by that name that is not internal, or not ours, is never joined. */
+/* Whether this computer holds an address on the network: Docker's bridge has one unless the
+ * network was made with inhibit_ipv4; Podman's (compatible JSON) names a gateway when it does
+ * ("<nil>" when not, as CNI internal networks are). */
+static bool host_has_address(const struct cp_engine *e, json_object *net)
+{
+    json_object *options = NULL, *ipam = NULL, *config = NULL;
+    json_object_object_get_ex(net, "Options", &options);
+    if (!is_podman(e)) {
+        const char *inhibit = cp_json_str(options, INHIBIT_IPV4);
+        return inhibit == NULL || strcmp(inhibit, "true") != 0;
+    }
+    json_object_object_get_ex(net, "IPAM", &ipam);
+    json_object_object_get_ex(ipam, "Config", &config);
+    for (size_t i = 0;
+         json_object_is_type(config, json_type_array) && i < json_object_array_length(config);
+         i++) {
+        const char *gw = cp_json_str(json_object_array_get_idx(config, i), "Gateway");
+        if (gw != NULL && gw[0] != '\0' && strcmp(gw, "<nil>") != 0)
+            return true;
+    }
+    return false;
+}
+
+/* A network by that name that is not internal, not ours, or gives this computer an address a
+ * box could reach, is never joined. */
 static int network_check(struct cp_engine *e, const char *name, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/networks/%s", name);
     cleanup_json json_object *net = NULL;
-    json_object *internal = NULL, *labels = NULL;
+    json_object *internal = NULL, *labels = NULL, *ipv6 = NULL;
     if (cp_engine_call(e, "GET", path, NULL, &net, err) < 0)
         return cp_error_code(err);
     json_object_object_get_ex(net, "Internal", &internal);
     json_object_object_get_ex(net, "Labels", &labels);
+    json_object_object_get_ex(net, "EnableIPv6", &ipv6);
     if (!json_object_get_boolean(internal) || cp_json_str(labels, SIDECAR_LABEL) == NULL)
         return cp_error_make(err, CP_ERR_UNSAFE, 0,
                              "the network %s exists but is not an internal network conch-place "
                              "made",
                              name);
+    if (host_has_address(e, net) || json_object_get_boolean(ipv6)) {
+        cp_error_make(err, CP_ERR_UNSAFE, 0,
+                      "the internal network %s gives this computer an address on it, where a "
+                      "sealed box would reach every service this computer offers",
+                      name);
+        cp_error_hint(err, "%s",
+                      is_podman(e)
+                          ? "This Podman gives internal networks a gateway address (netavark "
+                            "does, for its DNS server); Podman with the CNI network backend, or "
+                            "Docker 20.10 or later, makes them without one. Or run with "
+                            "--unsealed."
+                          : "Remove the network ('conch-place clean', or 'docker network rm') "
+                            "so that it is made again without one; Docker 20.10 or later is "
+                            "needed. Or run with --unsealed.");
+        return cp_error_code(err);
+    }
     return 0;
 }
 
-static int ensure_network(struct cp_engine *e, const char *name, cp_error_t *err)
+static int network_create(struct cp_engine *e, const struct cp_sidecar_names *n, cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("/networks/%s", name);
+    return is_podman(e) ? podman_network_create(e, n, err) : docker_network_create(e, n, err);
+}
+
+static int ensure_network(struct cp_engine *e, const struct cp_sidecar_names *n, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/networks/%s", n->name);
     long status = 0;
     if (cp_engine_call_status(e, "GET", path, NULL, &status, NULL, err) < 0)
         return cp_error_code(err);
     int r = 0;
-    if (status == 404)
-        r = is_podman(e) ? podman_network_create(e, name, err)
-                         : docker_network_create(e, name, err);
-    if (r < 0 || network_check(e, name, err) < 0) {
+    if (status == 404) {
+        r = network_create(e, n, err);
+        /* One network per folder: Docker's address pools hold a few dozen, so networks no box
+         * uses any more make room first. */
+        int removed = 0;
+        cleanup_error cp_error_t cerr = NULL;
+        if (r < 0 && cp_sidecar_clean(e, &removed, &cerr) == 0 && removed > 0) {
+            cp_error_free(err);
+            r = network_create(e, n, err);
+        }
+    }
+    if (r < 0 || network_check(e, n->name, err) < 0) {
         cp_error_wrap(err,
                       "the %s engine could not make the internal network %s that a sealed "
                       "box needs",
-                      e->kind, name);
+                      e->kind, n->name);
         cp_error_hint(err, "Sealed boxes reach the network only through an internal network and "
                            "the egress sidecar; use an engine that makes internal bridge "
                            "networks, or run with --unsealed.");
@@ -254,8 +389,8 @@ static json_object *sidecar_host_config(const struct cp_engine *e)
     return h;
 }
 
-static json_object *sidecar_body(const struct cp_engine *e, const char *image, char **args,
-                                 const char *secret)
+static json_object *sidecar_body(const struct cp_engine *e, const struct cp_sidecar_names *n,
+                                 const char *image, char **args, const char *secret)
 {
     json_object *c = json_object_new_object();
     json_object_object_add(c, "Image", json_object_new_string(image));
@@ -268,9 +403,7 @@ static json_object *sidecar_body(const struct cp_engine *e, const char *image, c
     for (size_t i = 0; up[i] != NULL; i++)
         explicit_bzero(up[i], strlen(up[i]));
     json_object_object_add(c, "User", json_object_new_string("65534:65534"));
-    json_object *labels = json_object_new_object();
-    json_object_object_add(labels, SIDECAR_LABEL, json_object_new_string("1"));
-    json_object_object_add(c, "Labels", labels);
+    json_object_object_add(c, "Labels", egress_labels(n));
     json_object_object_add(c, "HostConfig", sidecar_host_config(e));
     return c;
 }
@@ -288,15 +421,15 @@ static int connect_and_start(struct cp_engine *e, const char *name, const char *
 }
 
 /* 0 made (or another run made it first: look again), or an error. */
-static int create_sidecar(struct cp_engine *e, const char *name, const char *image, char **args,
-                          cp_error_t *err)
+static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n, const char *image,
+                          char **args, cp_error_t *err)
 {
     __attribute__((cleanup(cp_cleanup_freep))) char *secret = random_secret();
     if (secret == NULL)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read /dev/urandom");
-    cleanup_json json_object *body = sidecar_body(e, image, args, secret);
+    cleanup_json json_object *body = sidecar_body(e, n, image, args, secret);
     explicit_bzero(secret, strlen(secret));
-    cleanup_free char *path = xasprintf("/containers/create?name=%s", name);
+    cleanup_free char *path = xasprintf("/containers/create?name=%s", n->name);
     cleanup_json json_object *reply = NULL;
     long status = 0;
     if (cp_engine_call_status(e, "POST", path, body, &status, &reply, err) < 0)
@@ -312,7 +445,7 @@ static int create_sidecar(struct cp_engine *e, const char *name, const char *ima
                              status, msg ? msg : "no reason given");
     }
     cleanup_free char *idc = xstrdup(id);
-    if (connect_and_start(e, name, idc, err) < 0) {
+    if (connect_and_start(e, n->name, idc, err) < 0) {
         cleanup_error cp_error_t rm = NULL;
         cp_box_remove(e, idc, &rm);
         return cp_error_code(err);
@@ -374,23 +507,42 @@ static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar
     return 1;
 }
 
-int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, struct cp_sidecar *out,
-                      cp_error_t *err)
+/* A sidecar this run made is probed from its network before any box relies on it; one that
+ * cannot be reached is removed, so that the next run probes again. */
+static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *s, cp_error_t *err)
+{
+    if (cp_seal_probe_sidecar(e, image, s->name, s->ip, err) == 0)
+        return 0;
+    cleanup_error cp_error_t rm = NULL;
+    (void)cp_box_remove(e, s->id, &rm);
+    cp_sidecar_dispose(s);
+    return cp_error_code(err);
+}
+
+int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
+                      struct cp_sidecar *out, cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
     cleanup_free char *image = NULL;
     if (cp_egress_image_ensure(e, &image, err) < 0)
         return cp_error_wrap(err, "the egress sidecar");
     cleanup_strv char **args = proxy_args(list);
-    cleanup_free char *name = sidecar_name(list, image, args);
-    if (ensure_network(e, name, err) < 0)
+    struct cp_sidecar_names n;
+    list_hash(list, image, args, n.list);
+    folder_hash(workdir, n.folder);
+    cleanup_free char *name = n.name = sidecar_name(n.list, n.folder);
+    if (ensure_network(e, &n, err) < 0)
         return cp_error_code(err);
+    bool made = false;
     for (int tries = 0; tries < ENSURE_TRIES; tries++) {
         int r = find_running(e, name, out, err);
-        if (r != 0)
-            return r < 0 ? cp_error_wrap(err, "the egress sidecar") : 0;
-        if (create_sidecar(e, name, image, args, err) < 0)
+        if (r < 0)
             return cp_error_wrap(err, "the egress sidecar");
+        if (r > 0)
+            return made ? probe_new(e, image, out, err) : 0;
+        if (create_sidecar(e, &n, image, args, err) < 0)
+            return cp_error_wrap(err, "the egress sidecar");
+        made = true;
     }
     return cp_error_make(err, CP_ERR_FAILED, 0, "the egress sidecar %s did not stay up", name);
 }
@@ -528,7 +680,7 @@ int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_co
     out->since = time(NULL) - 1;
     out->box = xstrdup(box);
     if (cp_allowlist_for(workdir, cfg, &out->list, err) < 0 ||
-        cp_sidecar_ensure(e, &out->list, &out->sidecar, err) < 0 ||
+        cp_sidecar_ensure(e, &out->list, workdir, &out->sidecar, err) < 0 ||
         cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0) {
         cp_seal_dispose(out);
         return cp_error_code(err);

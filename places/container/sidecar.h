@@ -1,8 +1,10 @@
-/* The egress sidecar (DESIGN.md, "The egress sidecar"): per allow-list, one internal network and
- * one `conch-place egress-proxy` box on it and on the engine's default network, labelled
- * conch.egress=1 with the list's hash, shared by every sealed box with that list, leaving by
- * itself after 15 idle minutes. Sealed boxes join the internal network with no resolver and
- * the proxy variables naming the sidecar by address with a per-box credential. */
+/* The egress sidecar (DESIGN.md, "The egress sidecar"): per folder and allow-list, one internal
+ * network and one `conch-place egress-proxy` box on it and on the engine's default network,
+ * labelled conch.egress=1, conch.egress.list=<the list's hash> and conch.egress.folder=<the
+ * folder's>, shared by every sealed box of that folder with that list, leaving by itself after
+ * 15 idle minutes (why per folder, and how the network is sealed: sidecar.c's opening).
+ * Sealed boxes join the internal network with no resolver, no IPv6, and the proxy variables
+ * naming the sidecar by address with a per-box credential. */
 #ifndef CONCH_SIDECAR_H
 #define CONCH_SIDECAR_H
 
@@ -28,11 +30,12 @@ struct cp_sidecar {
     char *secret; /* read back from its own environment, never stored elsewhere */
 };
 
-/* Finds the running sidecar for this list, or makes its network and it (a dead one is
- * replaced). Fails, so that no box is made, when the engine cannot make an internal network
- * or the sidecar does not come up. */
-int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, struct cp_sidecar *out,
-                      cp_error_t *err);
+/* Finds the running sidecar for this folder (a real path) and list, or makes its network and
+ * it (a dead one is replaced); a sidecar made now must answer a probe box on its network.
+ * Fails, so that no box is made, when the engine cannot make an internal network without a
+ * host address, the sidecar does not come up, or a box on the network cannot reach it. */
+int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
+                      struct cp_sidecar *out, cp_error_t *err);
 void cp_sidecar_dispose(struct cp_sidecar *s);
 #define cleanup_sidecar __attribute__((cleanup(cp_sidecar_dispose)))
 

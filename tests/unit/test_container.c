@@ -95,6 +95,9 @@ static void test_box_spec__sealed__every_row_of_the_seal(void **state)
     assert_string_equal(cp_json_str(j, "User"), "1000:1000");
     assert_string_equal(cp_json_str(j, "WorkingDir"), "/w");
     assert_string_equal(cp_json_str(get(j, "HostConfig"), "NetworkMode"), "none");
+    /* no IPv6: the host's fe80:: on the box's bridge answered one (issue 10) */
+    assert_string_equal(cp_json_str(get(j, "HostConfig.Sysctls"), "net.ipv6.conf.all.disable_ipv6"),
+                        "1");
     assert_string_equal(cp_json_str(get(j, "Labels"), "conch.work"), "1");
     json_object *mounts = get(j, "HostConfig.Mounts");
     assert_true(has_mount(mounts, "/w", "/w", false));
@@ -118,6 +121,7 @@ static void test_box_spec__unsealed__git_writable_default_network(void **state)
     assert_true(has_mount(get(j, "HostConfig.Mounts"), "/e", "/w/.env", true));
     assert_true(has_mount(get(j, "HostConfig.Mounts"), "/c/0", "/w/.npmrc", true));
     assert_null(get(j, "HostConfig.NetworkMode"));
+    assert_null(get(j, "HostConfig.Sysctls"));
     assert_int_equal(json_object_array_length(get(j, "HostConfig.CapDrop")), 1);
 }
 
