@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "places/container/box.h"
@@ -50,6 +51,7 @@
 #include "src/base/http.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
 #define LOG_MAX       (8 * 1024 * 1024)
@@ -519,6 +521,27 @@ static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *
     return cp_error_code(err);
 }
 
+/* A folder's network and sidecar are made by one run at a time: the engine's CheckDuplicate is
+ * no compare-and-swap, and Docker made four networks of one name for four first runs at once
+ * (the relay's 50 tickets), after which every run met "network ... is ambiguous". */
+static int lock_seal(const char *name, cp_error_t *err)
+{
+    cleanup_free char *dir = NULL;
+    if (cp_workplaces_dir(&dir, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *path = xasprintf("%s/%s.lock", dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
+    if (flock(fd, LOCK_EX) < 0) { /* EINTR: a signal, which the caller's wait reports */
+        int e = errno;
+        close(fd);
+        return cp_error_make(err, e == EINTR ? CP_ERR_INTERRUPTED : CP_ERR_FAILED, e,
+                             "cannot lock %s", path);
+    }
+    return fd;
+}
+
 int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
                       struct cp_sidecar *out, cp_error_t *err)
 {
@@ -531,7 +554,8 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
     list_hash(list, image, args, n.list);
     folder_hash(workdir, n.folder);
     cleanup_free char *name = n.name = sidecar_name(n.list, n.folder);
-    if (ensure_network(e, &n, err) < 0)
+    cleanup_close int lock = lock_seal(name, err);
+    if (lock < 0 || ensure_network(e, &n, err) < 0)
         return cp_error_code(err);
     bool made = false;
     for (int tries = 0; tries < ENSURE_TRIES; tries++) {
