@@ -23,10 +23,10 @@ static void test_egress_upstream__url_with_credential__basic_auth(void **state)
     /* base64("corp\\me:p@ss:w") */
     assert_string_equal(u.auth, "Basic Y29ycFxtZTpwQHNzOnc=");
     char req[1024];
-    size_t n = cp_egress_upstream_request(&u, "registry.npmjs.org", req, sizeof(req));
+    size_t n = cp_egress_upstream_request(&u, "pkgs.example.org", req, sizeof(req));
     assert_true(n > 0);
-    assert_string_equal(req, "CONNECT registry.npmjs.org:443 HTTP/1.1\r\n"
-                             "Host: registry.npmjs.org:443\r\n"
+    assert_string_equal(req, "CONNECT pkgs.example.org:443 HTTP/1.1\r\n"
+                             "Host: pkgs.example.org:443\r\n"
                              "Proxy-Authorization: Basic Y29ycFxtZTpwQHNzOnc=\r\n\r\n");
     cp_egress_upstream_dispose(&u);
 }
@@ -85,12 +85,12 @@ static void test_egress_upstream__no_proxy__names_and_subdomains(void **state)
     assert_false(cp_egress_upstream_applies(&u, "registry.local"));
     assert_true(cp_egress_upstream_applies(&u, "x.test")); /* only its port 8080 was named */
     assert_false(cp_egress_upstream_applies(&u, "a.wild.test"));
-    assert_true(cp_egress_upstream_applies(&u, "registry.npmjs.org"));
+    assert_true(cp_egress_upstream_applies(&u, "pkgs.example.org"));
     cp_egress_upstream_dispose(&u);
     assert_int_equal(cp_egress_upstream_parse("http://proxy.corp:3128", "*", &u, NULL), 0);
-    assert_false(cp_egress_upstream_applies(&u, "registry.npmjs.org"));
+    assert_false(cp_egress_upstream_applies(&u, "pkgs.example.org"));
     cp_egress_upstream_dispose(&u);
-    assert_false(cp_egress_upstream_applies(NULL, "registry.npmjs.org"));
+    assert_false(cp_egress_upstream_applies(NULL, "pkgs.example.org"));
 }
 
 static void test_egress_upstream__answers__status_and_length(void **state)
