@@ -54,7 +54,6 @@
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
-#define LOG_MAX       (8 * 1024 * 1024)
 #define ENSURE_TRIES  4
 #define LIBPOD_API    "4.0.0"
 #define SIDECAR_LABEL "conch.egress"
@@ -586,25 +585,6 @@ int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out,
     explicit_bzero(url, strlen(url));
     *out = v;
     return 0;
-}
-
-/* ---- the refusal hint ---- */
-
-int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
-                       time_t since, char ***out, cp_error_t *err)
-{
-    cleanup_free char *url = xasprintf("http://localhost/v%s/containers/%s/logs?stdout=1&stderr=1"
-                                       "&since=%lld",
-                                       e->version, s->id, (long long)since);
-    struct cp_http_req req = {
-        .method = "GET", .url = url, .unix_socket = e->socket, .max_body = LOG_MAX};
-    cleanup_http_resp struct cp_http_resp resp = {0};
-    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
-        return cp_error_wrap(err, "reading the sidecar's log");
-    if (resp.status != 200)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the sidecar's log: HTTP %ld", resp.status);
-    return cp_egress_log_refused_text(resp.body.data ? resp.body.data : "", resp.body.len, box, out,
-                                      err);
 }
 
 /* ---- clean ---- */

@@ -43,10 +43,6 @@ void cp_sidecar_dispose(struct cp_sidecar *s);
  * places/egress/auth.h), as "K=V"; the caller's (cp_strv_free). */
 int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out, cp_error_t *err);
 
-/* The hosts the sidecar refused for box since a time (from its log); the caller's vector. */
-int cp_sidecar_refused(struct cp_engine *e, const struct cp_sidecar *s, const char *box,
-                       time_t since, char ***out, cp_error_t *err);
-
 /* After a sealed command failed: when the sidecar refused hosts for box, says which, the
  * allowed list, and the two ways on. Says nothing otherwise. */
 void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char *box, time_t since,

@@ -439,22 +439,32 @@ static bool shared_pipe(struct proxy *p)
     return true;
 }
 
+/* What a read from one side of a tunnel means: true when n bytes moved and the write may
+ * follow; false after an error (the tunnel is ended), nothing to read yet, or the end of the
+ * source (the half-close is passed on; the other way keeps flowing). */
+static bool read_moved(struct proxy *p, struct conn *c, struct flow *f, struct side *to, ssize_t n)
+{
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            conn_kill(p, c);
+        return false;
+    }
+    c->deadline = p->now + p->cfg->idle_timeout_ms;
+    if (n == 0) {
+        f->eof = true;
+        shutdown(to->fd, SHUT_WR);
+        return false;
+    }
+    return true;
+}
+
 /* Moves bytes from one side to the other through the scratch buffer. */
 static void relay_copy(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
                        struct side *to)
 {
     ssize_t n = recv(from->fd, p->scratch, SCRATCH_SIZE, 0);
-    if (n < 0) {
-        if (errno != EAGAIN && errno != EINTR)
-            conn_kill(p, c);
+    if (!read_moved(p, c, f, to, n))
         return;
-    }
-    c->deadline = p->now + p->cfg->idle_timeout_ms;
-    if (n == 0) {
-        f->eof = true;
-        shutdown(to->fd, SHUT_WR); /* half-close passes on; the other way keeps flowing */
-        return;
-    }
     ssize_t w = send(to->fd, p->scratch, (size_t)n, MSG_NOSIGNAL);
     if (w < 0 && errno != EAGAIN && errno != EINTR) {
         conn_kill(p, c);
@@ -484,17 +494,8 @@ static void relay(struct proxy *p, struct conn *c, struct side *from, struct flo
         }
         ssize_t n =
             splice(from->fd, NULL, p->pipe[1], NULL, PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-        if (n < 0) {
-            if (errno != EAGAIN && errno != EINTR)
-                conn_kill(p, c);
+        if (!read_moved(p, c, f, to, n))
             return;
-        }
-        c->deadline = p->now + p->cfg->idle_timeout_ms;
-        if (n == 0) {
-            f->eof = true;
-            shutdown(to->fd, SHUT_WR); /* half-close passes on; the other way keeps flowing */
-            return;
-        }
         ssize_t w =
             splice(p->pipe[0], NULL, to->fd, NULL, (size_t)n, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         if (w < 0 && errno != EAGAIN && errno != EINTR) {
