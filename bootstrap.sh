@@ -45,7 +45,14 @@ test)
         ./conch-place image build test --engine "$engine"
         ./conch-place image build egress --engine "$engine"
     done
-    make -j"$(nproc)" check
+    if ! make -j"$(nproc)" check; then
+        # The failing tests' own words last, where a CI log's tail shows them without the tree.
+        for trs in $(grep -rl '^:test-result: FAIL' --include='*.trs' tests); do
+            echo "--- ${trs%.trs}.log"
+            grep -E 'FAIL|not ok|rror' "${trs%.trs}.log" | tail -n 30
+        done
+        exit 1
+    fi
     ;;
 *)
     echo "usage: bootstrap.sh [test]" >&2
