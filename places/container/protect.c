@@ -27,16 +27,7 @@ static const char *const skipped_dirs[] = {"node_modules", ".venv",   "venv", "t
 
 const char *const *cp_protect_patterns(const struct cp_config *cfg, char ***owned_out)
 {
-    json_object *p = NULL;
-    *owned_out = NULL;
-    if (cfg == NULL || !json_object_object_get_ex(cfg->root, "protected", &p))
-        return cp_protected_default;
-    size_t n = json_object_array_length(p);
-    char **v = xcalloc(n + 1, sizeof(char *));
-    for (size_t i = 0; i < n; i++)
-        v[i] = xstrdup(json_object_get_string(json_object_array_get_idx(p, i)));
-    *owned_out = v;
-    return (const char *const *)v;
+    return cp_protected_in_force(cfg, owned_out);
 }
 
 struct scan {

@@ -14,8 +14,7 @@ struct cp_protected {
     char *copy_dir;  /* where the copies are, removed with them */
 };
 
-/* The patterns in force: config.json's "protected" list, else the one list
- * (src/base/protected.h). Borrowed. */
+/* The patterns in force: the one list and config.json's additions (cp_protected_in_force). */
 const char *const *cp_protect_patterns(const struct cp_config *cfg, char ***owned_out);
 
 /* Walks workdir (links are never followed; dependency folders are not entered, nor is a

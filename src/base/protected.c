@@ -7,6 +7,8 @@
 #include <strings.h>
 
 #include "src/base/protected.h"
+#include "src/base/settings.h"
+#include "src/base/util.h"
 
 #define NAME_MAX_BYTES 255
 
@@ -118,4 +120,29 @@ bool cp_protected_within(const char *const *patterns, const char *rel)
         if (cp_protected_is_n(patterns, rel, (size_t)(slash - rel)))
             return true;
     return cp_protected_is_n(patterns, rel, strlen(rel));
+}
+
+const char *const *cp_protected_in_force(const struct cp_config *cfg, char ***owned_out)
+{
+    json_object *extra = NULL;
+    *owned_out = NULL;
+    if (cfg == NULL || cfg->root == NULL ||
+        !json_object_object_get_ex(cfg->root, "protected", &extra) ||
+        !json_object_is_type(extra, json_type_array) || json_object_array_length(extra) == 0)
+        return cp_protected_default;
+    size_t base = 0;
+    while (cp_protected_default[base] != NULL)
+        base++;
+    size_t n = json_object_array_length(extra);
+    char **v = xcalloc(base + n + 1, sizeof(char *));
+    for (size_t i = 0; i < base; i++)
+        v[i] = xstrdup(cp_protected_default[i]);
+    size_t k = base;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = json_object_get_string(json_object_array_get_idx(extra, i));
+        if (name != NULL && name[0] != '\0')
+            v[k++] = xstrdup(name);
+    }
+    *owned_out = v;
+    return (const char *const *)v;
 }

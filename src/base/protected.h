@@ -21,4 +21,11 @@ bool cp_protected_is_n(const char *const *patterns, const char *rel, size_t len)
 /* Whether rel is a protected place or lies under one. */
 bool cp_protected_within(const char *const *patterns, const char *rel);
 
+struct cp_config;
+/* The list in force: the one list, then config.json's "protected" names (settings.c checked
+ * them). A person's entries add places; none can take one of the list away, so a typo'd or
+ * hostile config never uncovers a key. *owned_out is freed with cp_strv_free (NULL when the
+ * config adds nothing). */
+const char *const *cp_protected_in_force(const struct cp_config *cfg, char ***owned_out);
+
 #endif

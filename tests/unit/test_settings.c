@@ -15,6 +15,7 @@
 #include "src/base/hostname.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
+#include "src/base/protected.h"
 #include "src/base/settings.h"
 #include "src/base/util.h"
 
@@ -282,6 +283,33 @@ static void test_settings__egress_allow_all__on_then_off_then_add(void **state)
     assert_int_equal(cp_config_egress_add(&back, folder, hosts, &err), 0);
 }
 
+/* A person's "protected" entries add places: the one list's keys stay covered whatever the
+ * config says, and the added name is covered too (box and mirror read the same list). */
+static void test_protected__config_list__adds_never_replaces(void **state)
+{
+    write_config("{\"protected\": [\"secrets.yaml\", \"private/\"]}");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    char **owned = NULL;
+    const char *const *pats = cp_protected_in_force(&cfg, &owned);
+    assert_non_null(owned);
+    assert_true(cp_protected_is(pats, "deploy/secrets.yaml"));
+    assert_true(cp_protected_within(pats, "private/notes.txt"));
+    assert_true(cp_protected_is(pats, ".env"));
+    assert_true(cp_protected_within(pats, ".ssh/id_ed25519"));
+    assert_true(cp_protected_is(pats, ".cargo/credentials.toml"));
+    assert_false(cp_protected_is(pats, "src/main.c"));
+    cp_strv_free(owned);
+    /* Without the key, the one list itself, nothing owned. */
+    write_config("{}");
+    cleanup_config struct cp_config plain = {0};
+    assert_int_equal(cp_config_load(&plain, &err), 0);
+    assert_ptr_equal(cp_protected_in_force(&plain, &owned), cp_protected_default);
+    assert_null(owned);
+    assert_ptr_equal(cp_protected_in_force(NULL, &owned), cp_protected_default);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_settings__egress_key_by_hand__trailing_slash_and_symlink_match),
         cmocka_unit_test(test_settings__egress_remove__last_host_drops_entry_unknown_refused),
         cmocka_unit_test(test_settings__egress_allow_all__on_then_off_then_add),
+        cmocka_unit_test(test_protected__config_list__adds_never_replaces),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
