@@ -10,7 +10,8 @@ libconch_la_SOURCES += \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
-	mirror/remote-run.c mirror/remote-run.h \
+	mirror/remote-lock.c mirror/remote-lock.h \
+	mirror/exec.h mirror/remote-run.c mirror/remote-run.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c
