@@ -107,8 +107,7 @@ static void fake_guard(void *place, const char *guard)
 }
 
 /* The command: it sees the pushed copy and the lock there, then edits the copy. */
-static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_out,
-                     cp_error_t *err)
+static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
 {
     (void)place;
     cleanup_free char *lock = get_file(S.top, "far/lock");
@@ -323,18 +322,17 @@ static void test_remote__lease__guard_given_renew_ok(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_remote__honest_run__steps_in_order_changes_back,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remote__honest_run__steps_in_order_changes_back, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_remote__exec_fails__nothing_deleted_nothing_landed,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_remote__pull_fails__nothing_deleted_code_in_words,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(test_remote__stop_at_command__stop_op_and_128_plus_n,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_remote__connect_fails__error_and_lock_here_free,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_remote__lease__guard_given_renew_ok, setup,
+        cmocka_unit_test_setup_teardown(test_remote__stop_at_command__stop_op_and_128_plus_n, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_remote__connect_fails__error_and_lock_here_free, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_remote__lease__guard_given_renew_ok, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
