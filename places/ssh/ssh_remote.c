@@ -119,9 +119,11 @@ int cp_ssh_connect_words(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h
 {
     if (cp_ssh_connect(fs, h, out, err) == 0)
         return 0;
-    const char *msg = (*err)->msg;
+    /* From the codes the connection's steps set (ssh_transport.c, ssh_session.c), never from
+     * their words, which a library update may change. */
+    int code = cp_error_code(err);
     int e = (*err)->sys_errno;
-    if (strstr(msg, "cannot resolve") != NULL)
+    if (code == CP_ERR_NOT_FOUND)
         cp_error_hint(err,
                       "The name %s is not found: check HostName for %s in ~/.ssh/config, or "
                       "the network's name service.",
@@ -131,16 +133,15 @@ int cp_ssh_connect_words(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h
                       "Nothing answers SSH on %s port %ld: start sshd there, or fix Port for "
                       "%s in ~/.ssh/config.",
                       h->hostname, h->port, h->alias);
-    else if (cp_error_code(err) == CP_ERR_TIMEOUT || e == EHOSTUNREACH || e == ENETUNREACH ||
-             strstr(msg, "imed out") != NULL || strstr(msg, "banner") != NULL)
+    else if (code == CP_ERR_TIMEOUT || e == EHOSTUNREACH || e == ENETUNREACH)
         cp_error_hint(err,
                       "%s did not answer: it may be asleep or off the network. Wake it or "
                       "reconnect it, then try again (ConnectTimeout sets how long to wait).",
                       h->alias);
-    else if (cp_error_code(err) == CP_ERR_UNREACHABLE)
+    else if (code == CP_ERR_UNREACHABLE)
         cp_error_hint(err, "Check that %s is up and runs sshd: `ssh %s true` from a terminal.",
                       h->alias, h->alias);
-    return cp_error_code(err);
+    return code;
 }
 
 int cp_ssh_remote_resolve(const char *place, struct cp_ssh_fs *fs, struct cp_ssh_host *h,

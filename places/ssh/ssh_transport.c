@@ -56,7 +56,7 @@ int ssh_transport_tcp(const char *host, long port, long timeout, int *fd_out, cp
     snprintf(service, sizeof(service), "%ld", port);
     int g = getaddrinfo(host, service, &hints, &res);
     if (g != 0)
-        return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "cannot resolve %s: %s", host,
+        return cp_error_make(err, CP_ERR_NOT_FOUND, 0, "cannot resolve %s: %s", host,
                              gai_strerror(g));
     int last = -EHOSTUNREACH;
     for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next)
