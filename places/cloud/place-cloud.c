@@ -225,10 +225,9 @@ static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_o
     if (cp_toolbox_session_create(&s->tb, sid, err) < 0 ||
         (!x->interactive && cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0))
         return cp_error_wrap(err, "starting the command in sandbox %s", s->sb.id);
-    int r = x->interactive
-                ? cp_cloud_run_streamed(&s->tb, sid, io, x->far_root, x->argv, STDIN_FILENO,
-                                        STDOUT_FILENO, STDERR_FILENO, status_out, err)
-                : follow_command(s, x, sid, cid, status_out, err);
+    int r = x->interactive ? cp_cloud_run_streamed(&s->tb, sid, io, x, STDIN_FILENO, STDOUT_FILENO,
+                                                   STDERR_FILENO, status_out, err)
+                           : follow_command(s, x, sid, cid, status_out, err);
     cleanup_error cp_error_t derr = NULL;
     cp_toolbox_session_delete(&s->tb, sid, &derr);
     if (x->interactive) { /* the chunks left there: the input not taken, the output not sent */
