@@ -192,6 +192,8 @@ static int teardown(void **state)
     return 0;
 }
 
+static int stop_fd = -1; /* the run's stop: -1, or a pipe a test made readable */
+
 static int run(int *status, cp_error_t *err)
 {
     char *argv[] = {"the-command", NULL};
@@ -199,7 +201,7 @@ static int run(int *status, cp_error_t *err)
                                      .workdir = S.work,
                                      .manifest_path = manifest,
                                      .argv = argv,
-                                     .stop_fd = -1};
+                                     .stop_fd = stop_fd};
     F.log[0] = '\0';
     return cp_remote_run(&fake_ops, &F, &a, status, err);
 }
@@ -319,6 +321,65 @@ static void test_remote__lease__guard_given_renew_ok(void **state)
     assert_null(lock);
 }
 
+/* A stop already asked: a pipe with a byte in it (the keeper's client's way). */
+static int stop_pipe[2] = {-1, -1};
+static void ask_stop(void)
+{
+    assert_int_equal(pipe(stop_pipe), 0);
+    assert_int_equal(write(stop_pipe[1], "\17", 1), 1);
+    stop_fd = stop_pipe[0];
+}
+
+static void drop_stop(void)
+{
+    close(stop_pipe[0]);
+    close(stop_pipe[1]);
+    stop_fd = -1;
+}
+
+/* Another command of this computer holds the copy: a stop while waiting for it ends the run
+ * with 128+n before anything is reached. */
+static void test_remote__stop_waiting_here__128_plus_n_nothing_reached(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof(path), "%s.lock", manifest);
+    int other = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    assert_true(other >= 0);
+    assert_int_equal(flock(other, LOCK_EX), 0);
+    ask_stop();
+    cleanup_error cp_error_t err = NULL;
+    int status = -1;
+    assert_int_equal(run(&status, &err), 0);
+    assert_int_equal(status, 128 + SIGTERM);
+    assert_string_equal(F.log, ""); /* never connected */
+    close(other);
+    drop_stop();
+    cleanup_free char *b = get_file(S.work, "b.txt");
+    assert_string_equal(b, "b here\n");
+}
+
+/* Another run holds the copy there (a live holder): a stop while waiting ends the run with
+ * 128+n; nothing pushed, nothing run, nothing deleted here. */
+static void test_remote__stop_waiting_there__128_plus_n_nothing_run(void **state)
+{
+    (void)state;
+    char holder[64];
+    snprintf(holder, sizeof(holder), "hold %ld\n", (long)getpid());
+    put_file(S.top, "far/lock", holder);
+    ask_stop();
+    cleanup_error cp_error_t err = NULL;
+    int status = -1;
+    assert_int_equal(run(&status, &err), 0);
+    assert_int_equal(status, 128 + SIGTERM);
+    assert_string_equal(F.log, "connect(here locked) closing");
+    drop_stop();
+    assert_false(exists_nofollow(far_root, "a.txt")); /* never pushed */
+    cleanup_free char *lock = get_file(S.top, "far/lock");
+    assert_string_equal(lock, holder); /* the other run's lock, left as it was */
+    assert_false(here_locked());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +394,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_remote__connect_fails__error_and_lock_here_free, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_remote__lease__guard_given_renew_ok, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remote__stop_waiting_here__128_plus_n_nothing_reached,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remote__stop_waiting_there__128_plus_n_nothing_run,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
