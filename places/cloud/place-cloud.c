@@ -4,7 +4,6 @@
  * connect (API, sandbox, toolbox), the lease's guard, exec. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
