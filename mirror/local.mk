@@ -10,7 +10,8 @@ libconch_la_SOURCES += \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
-	mirror/remote-run.c mirror/remote-run.h \
+	mirror/remote-lock.c mirror/remote-lock.h \
+	mirror/exec.h mirror/remote-run.c mirror/remote-run.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c
@@ -86,3 +87,13 @@ tests_fuzz_replay_far_answer_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/far_answer\"
 tests_fuzz_replay_far_answer_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_far_answer
+
+# The shared remote run with a fake place over the local transport.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_remote_run
+tests_unit_test_remote_run_SOURCES = tests/unit/test_remote_run.c tests/mirror/scratch.c \
+	tests/mirror/scratch.h
+tests_unit_test_remote_run_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_remote_run_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_remote_run
+endif

@@ -1,255 +1,154 @@
-/* The locks and words every remote place shares (mirror/remote-run.h). */
+/* The shared remote run (mirror/remote-run.h): each step in order, each failure worded once. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/file.h>
-#include <sys/random.h>
 #include <unistd.h>
 
-#include "mirror/far.h"
+#include "mirror/mirror.h"
+#include "mirror/remote-lock.h"
 #include "mirror/remote-run.h"
-#include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
+#include "src/base/run-report.h"
 
-#define LOCK_ANSWER_MAX (256u * 1024 * 1024)
-#define LOCK_WAIT_S     (30 * 60) /* a copy busy longer than this: give up, say so */
+struct run {
+    const struct cp_remote_ops *ops;
+    void *place;
+    const struct cp_remote_args *a;
+    int stop_fd;
+    int local_lock;
+    int rootfd;
+    struct cp_remote_link link;
+    struct cp_far_lock flock;
+    struct cp_mirror_session mirror; /* what the push learned, for the pull */
+};
 
-/* Sleeps ms, or less when stop_fd becomes readable: then CP_ERR_INTERRUPTED. */
-static int pause_or_stop(int stop_fd, int ms, cp_error_t *err)
+static void run_dispose(struct run *r)
 {
-    if (stop_fd < 0)
-        stop_fd = cp_signals_install();
-    struct pollfd p = {.fd = stop_fd, .events = POLLIN};
-    if (poll(&p, 1, ms) > 0 || cp_signals_caught() != 0)
-        return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped while waiting for the copy");
-    return 0;
+    if (r->link.transport != NULL && r->ops->closing != NULL)
+        r->ops->closing(r->place);
+    cp_remote_lock_release(r->link.transport, &r->flock);
+    cp_cleanup_closep(&r->rootfd);
+    cp_cleanup_closep(&r->local_lock);
+    cp_mirror_session_dispose(&r->mirror);
 }
 
-int cp_remote_lock_here(const char *manifest_path, const char *place, int stop_fd, int *fd_out,
-                        cp_error_t *err)
+static struct cp_mirror_opts mirror_opts(struct run *r)
 {
-    cleanup_free char *path = xasprintf("%s.lock", manifest_path);
-    cleanup_close int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
-    for (int waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; waited_ms += 200) {
-        if (errno != EWOULDBLOCK && errno != EINTR)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot lock %s", path);
-        if (waited_ms == 0)
-            cp_say("another command of this computer runs in this chat's copy on %s; waiting "
-                   "for it to end",
-                   place);
-        if (waited_ms >= LOCK_WAIT_S * 1000) {
-            cp_error_make(err, CP_ERR_DENIED, 0,
-                          "another command runs in this chat's copy on %s since %d minutes", place,
-                          LOCK_WAIT_S / 60);
-            cp_error_hint(err, "One command at a time per copy: wait for it to end, or give "
-                               "this one another --chat.");
-            return CP_ERR_DENIED;
-        }
-        if (pause_or_stop(stop_fd, 200, err) < 0)
-            return cp_error_code(err);
-    }
-    *fd_out = steal_fd(&fd);
-    return 0;
+    return (struct cp_mirror_opts){.rootfd = r->rootfd,
+                                   .far_root = r->link.far_root,
+                                   .manifest_path = r->a->manifest_path,
+                                   .place_id = r->link.place_id,
+                                   .session = &r->mirror};
 }
 
-static char *new_token(void)
+static void exec_stop(const struct cp_remote_exec *x)
 {
-    unsigned char raw[8] = {0};
-    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-        abort();
-    char *hex = xcalloc(17, 1);
-    for (size_t i = 0; i < sizeof(raw); i++)
-        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
-    return hex;
+    struct run *r = x->run;
+    if (r->ops->stop != NULL)
+        r->ops->stop(r->place);
 }
 
-static int read_answer(struct cp_remote *r, struct cp_buf *out, cp_error_t *err)
+static int exec_renew(const struct cp_remote_exec *x, cp_error_t *err)
 {
-    char chunk[64 * 1024];
-    cp_buf_init(out, LOCK_ANSWER_MAX);
-    for (;;) {
-        ssize_t n = cp_remote_read(r, chunk, sizeof(chunk), err);
-        if (n < 0)
-            return cp_error_code(err);
-        if (n == 0)
-            return 0;
-        if (cp_buf_append(out, chunk, (size_t)n) < 0)
-            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the copy's listing is too long");
-    }
+    struct run *r = x->run;
+    return cp_remote_lock_renew(r->link.transport, &r->flock, err);
 }
 
-/* Words for a lock answer other than "ok", from its first line (our own far script's). */
-static int lock_refused(const char *line, const char *place, cp_error_t *err)
+/* The lock here (before any connection: two commands of this computer never both connect),
+ * the work folder opened once, the connection. */
+static int here_and_connect(struct run *r, cp_error_t *err)
 {
-    if (strncmp(line, "missing ", 8) == 0) {
-        cp_error_make(err, CP_ERR_NOT_FOUND, 0, "%s has no '%s' command, which the copy needs",
-                      place, line + 8);
-        cp_error_hint(err, "Install it on %s (it is in every POSIX system's base tools).", place);
-        return CP_ERR_NOT_FOUND;
-    }
-    if (strcmp(line, "nofolder") == 0) {
-        cp_error_make(err, CP_ERR_FAILED, 0, "%s cannot make the copy's folder", place);
-        cp_error_hint(err, "Check that the home on %s is writable and not full (`df -h ~`).",
-                      place);
-        return CP_ERR_FAILED;
-    }
-    return cp_error_make(err, CP_ERR_FAILED, 0, "%s answered the copy's lock with '%s'", place,
-                         line);
-}
-
-/* One attempt: 0 with the lock held, 1 when busy (*who set), <0 on failure. */
-static int try_lock(struct cp_transport *t, struct cp_far_lock *l, const char *place,
-                    struct cp_mirror_session *s, char **who, cp_error_t *err)
-{
-    const char *argv[] = {l->path, l->root, l->lease ? "lease" : "hold", l->token, NULL};
-    cleanup_remote struct cp_remote *r = NULL;
-    cleanup_buf struct cp_buf b;
-    cp_buf_init(&b, 0);
-    if (cp_remote_start(t, cp_far_lock_script, argv, &r, err) < 0 ||
-        (l->lease && cp_remote_close_stdin(r, err) < 0) || read_answer(r, &b, err) < 0)
-        return cp_error_wrap(err, "while taking the copy's lock on %s", place);
-    const char *nl = b.data != NULL ? memchr(b.data, '\n', b.len) : NULL;
-    cleanup_free char *line =
-        xasprintf("%.*s", nl ? (int)(nl - b.data) : (int)b.len, b.data ? b.data : "");
-    if (strncmp(line, "busy", 4) == 0) {
-        *who = xstrdup(line[4] == ' ' ? line + 5 : "unknown");
-        return 1;
-    }
-    if (strcmp(line, "ok") != 0) {
-        cleanup_free char *shown = cp_escape(line[0] ? line : "nothing");
-        return lock_refused(shown, place, err);
-    }
-    size_t off = (size_t)(nl + 1 - b.data);
-    if (cp_mirror_session_parse(s, b.data + off, b.len - off, CP_MAX_FILES * 2, err) < 0)
-        return cp_error_wrap(err, "while reading the copy's listing on %s", place);
-    if (l->lease) {
-        int status = 0;
-        if (cp_remote_wait(r, &status, err) < 0)
-            return cp_error_code(err);
-    } else {
-        l->holder = steal_pointer(&r); /* its stream open is the lock held */
-    }
-    l->held = true;
-    return 0;
-}
-
-int cp_remote_lock_there(struct cp_transport *t, const char *lock_path, const char *far_root,
-                         bool lease, const char *place, int stop_fd, struct cp_mirror_session *s,
-                         struct cp_far_lock *out, cp_error_t *err)
-{
-    *out = (struct cp_far_lock){.path = xstrdup(lock_path),
-                                .root = xstrdup(far_root),
-                                .token = new_token(),
-                                .lease = lease};
-    /* The first retry comes soon: the last run's far shell may still be letting go. */
-    for (int tries = 0, waited_ms = 0;; tries++) {
-        cleanup_free char *who = NULL;
-        int r = try_lock(t, out, place, s, &who, err);
-        if (r <= 0)
-            return r;
-        if (tries == 1)
-            cp_say("another command runs in this chat's copy on %s (far %s); waiting for it to "
-                   "end",
-                   place, who);
-        if (waited_ms >= LOCK_WAIT_S * 1000) {
-            cp_error_make(err, CP_ERR_DENIED, 0,
-                          "another command runs in this chat's copy on %s (far %s)", place, who);
-            cp_error_hint(err, "One command at a time per copy: wait for it to end, or give "
-                               "this one another --chat.");
-            return CP_ERR_DENIED;
-        }
-        int ms = tries == 0 ? 200 : 2000;
-        waited_ms += ms;
-        if (pause_or_stop(stop_fd, ms, err) < 0)
-            return cp_error_code(err);
-    }
-}
-
-static int lock_script(struct cp_transport *t, struct cp_far_lock *l, const char *mode, int *status,
-                       cp_error_t *err)
-{
-    const char *argv[] = {l->path, l->root, mode, l->token, NULL};
-    cleanup_remote struct cp_remote *r = NULL;
-    char sink[256];
-    if (cp_remote_start(t, cp_far_lock_script, argv, &r, err) < 0 ||
-        cp_remote_close_stdin(r, err) < 0)
+    const struct cp_remote_args *a = r->a;
+    if (cp_remote_lock_here(a->manifest_path, a->place, a->stop_fd, &r->local_lock, err) < 0)
         return cp_error_code(err);
-    while (cp_remote_read(r, sink, sizeof(sink), err) > 0)
-        ;
-    return cp_remote_wait(r, status, err);
+    r->rootfd = open(a->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (r->rootfd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", a->workdir);
+    cp_debug("%s: connecting", a->place);
+    return r->ops->connect(r->place, r->stop_fd, &r->link, err);
 }
 
-int cp_remote_lock_renew(struct cp_transport *t, struct cp_far_lock *l, cp_error_t *err)
+/* The lock there, whose answer names and lists the copy, then the push. */
+static int lock_and_push(struct run *r, cp_error_t *err)
 {
-    int status = 0;
-    if (!l->lease || !l->held)
-        return 0;
-    if (lock_script(t, l, "renew", &status, err) < 0)
-        return cp_error_wrap(err, "while renewing the copy's lock");
-    if (status != 0)
-        return cp_error_make(err, CP_ERR_DENIED, 0, "the copy's lock was taken from this run");
+    const char *where = r->link.where;
+    if (cp_remote_lock_there(r->link.transport, r->link.far_lock, r->link.far_root, r->ops->lease,
+                             where, r->a->stop_fd, &r->mirror, &r->flock, err) < 0)
+        return cp_remote_words(err, where, "taking the copy's lock on %s", where);
+    cp_debug("%s: far lock held", where);
+    if (r->ops->lease && r->ops->guard != NULL) {
+        cleanup_free char *guard = cp_remote_lock_guard(&r->flock);
+        r->ops->guard(r->place, guard);
+    }
+    struct cp_mirror_opts o = mirror_opts(r);
+    struct cp_mirror_report rep = {.say = r->a->say};
+    if (cp_mirror_push(r->link.transport, &o, &rep, err) < 0)
+        return cp_remote_words(err, where, "sending the work folder to %s", where);
+    cp_debug("%s: pushed", where);
+    cp_run_report_stage("push");
     return 0;
 }
 
-char *cp_remote_lock_guard(const struct cp_far_lock *l)
+/* The command, then the pull. A failed command's status is the person's; a failed exec or
+ * pull lands nothing and deletes nothing here. */
+static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
 {
-    if (!l->lease || !l->held)
-        return NULL;
-    /* The path is ours (the place's far layout), the token hex: both plain words. */
-    return xasprintf("cp_l='%s'; case $(cat \"$cp_l\" 2>/dev/null) in 'lease %s '*) "
-                     "echo \"lease %s $(($(date +%%s) + 120))\" >\"$cp_l.new\" && "
-                     "mv -f \"$cp_l.new\" \"$cp_l\" || exit %d ;; *) echo \"the copy's lock was "
-                     "taken from this run\" >&2; exit %d ;; esac; ",
-                     l->path, l->token, l->token, CP_FAR_BUSY, CP_FAR_BUSY);
+    const char *where = r->link.where;
+    struct cp_remote_exec x = {.argv = r->a->argv,
+                               .far_root = r->link.far_root,
+                               .interactive = r->a->interactive,
+                               .stop_fd = r->stop_fd,
+                               .stop = exec_stop,
+                               .renew = exec_renew,
+                               .run = r};
+    cp_debug("%s: running", where);
+    int rc = r->ops->exec(r->place, &x, status_out, err);
+    cp_run_report_stage("command");
+    if (rc == CP_ERR_INTERRUPTED)
+        return rc;
+    if (rc < 0)
+        return cp_remote_words(err, where, "running the command on %s", where);
+    cp_debug("%s: ran, status %d", where, *status_out);
+    struct cp_mirror_opts o = mirror_opts(r);
+    struct cp_mirror_report rep = {.say = r->a->say};
+    rc = cp_mirror_pull(r->link.transport, &o, &rep, err);
+    if (rc == CP_ERR_INTERRUPTED)
+        return rc;
+    if (rc < 0)
+        return cp_remote_words(err, where,
+                               "bringing the changes back from %s (the command exited %d)", where,
+                               *status_out);
+    cp_debug("%s: pulled", where);
+    cp_run_report_stage("pull");
+    return 0;
 }
 
-void cp_remote_lock_release(struct cp_transport *t, struct cp_far_lock *l)
+int cp_remote_run(const struct cp_remote_ops *ops, void *place, const struct cp_remote_args *a,
+                  int *status_out, cp_error_t *err)
 {
-    if (l->holder != NULL) {
-        cleanup_error cp_error_t e = NULL;
-        cp_remote_close_stdin(l->holder, &e);
-        cp_remote_free(l->holder);
-        l->holder = NULL;
-    } else if (l->held && l->lease && t != NULL) {
-        cleanup_error cp_error_t e = NULL;
-        int status = 0;
-        lock_script(t, l, "release", &status, &e);
+    struct run r __attribute__((cleanup(run_dispose))) = {
+        .ops = ops,
+        .place = place,
+        .a = a,
+        .stop_fd = a->stop_fd >= 0 ? a->stop_fd : cp_signals_install(),
+        .local_lock = -1,
+        .rootfd = -1,
+    };
+    int rc = here_and_connect(&r, err);
+    if (rc == 0)
+        rc = lock_and_push(&r, err);
+    if (rc == 0)
+        rc = exec_and_pull(&r, status_out, err);
+    /* A stop during any step ends the run as a stop during the command does: 128+n. */
+    if (rc == CP_ERR_INTERRUPTED) {
+        cp_error_free(err);
+        *status_out =
+            128 + (ops->stop_signal != NULL ? ops->stop_signal(place) : cp_signals_caught());
+        return 0;
     }
-    l->held = false;
-    free(l->path);
-    free(l->root);
-    free(l->token);
-    l->path = l->root = l->token = NULL;
-}
-
-int cp_remote_words(cp_error_t *err, const char *place, const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    int code = cp_error_code(err);
-    int sys = *err != NULL ? (*err)->sys_errno : 0;
-    if (sys == ENOSPC || sys == EDQUOT)
-        cp_error_hint(err,
-                      "The copy's disk on %s is full: free space there (`df -h ~`), or remove "
-                      "old copies under ~/.conch-place/copies. Nothing here changed.",
-                      place);
-    else if (code == CP_ERR_UNREACHABLE || code == CP_ERR_TIMEOUT)
-        cp_error_hint(err,
-                      "The connection to %s broke; nothing landed half-way here. Run the "
-                      "command again: the mirror starts over from the last agreed state.",
-                      place);
-    return cp_error_wrap(err, "%s", what);
+    return rc;
 }

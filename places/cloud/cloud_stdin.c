@@ -43,6 +43,8 @@ static const char far_script[] =
 
 struct stream {
     struct cp_toolbox *tb;
+    const struct cp_remote_exec *x; /* the run's: its lease renewed while the command runs */
+    time_t renewed;
     const char *io, *sid;
     char *cid;
     int in_fd, out_fd, err_fd;
@@ -204,6 +206,11 @@ static int pump(struct stream *s, int *status_out, cp_error_t *err)
     for (;;) {
         if (cp_signals_caught() != 0)
             return CP_ERR_INTERRUPTED;
+        if (time(NULL) - s->renewed >= 30) { /* the copy's lease outlives a long command */
+            s->renewed = time(NULL);
+            if (s->x->renew != NULL && s->x->renew(s->x, err) < 0)
+                return cp_error_code(err);
+        }
         int sent = take_input(s, err);
         if (sent < 0)
             return sent;
@@ -232,12 +239,14 @@ static int pump(struct stream *s, int *status_out, cp_error_t *err)
     }
 }
 
-int cp_cloud_run_streamed(struct cp_toolbox *tb, const char *sid, const char *io, const char *root,
-                          char *const *argv, int in_fd, int out_fd, int err_fd, int *status_out,
-                          cp_error_t *err)
+int cp_cloud_run_streamed(struct cp_toolbox *tb, const char *sid, const char *io,
+                          const struct cp_remote_exec *x, int in_fd, int out_fd, int err_fd,
+                          int *status_out, cp_error_t *err)
 {
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     struct stream s = {.tb = tb,
+                       .x = x,
+                       .renewed = time(NULL),
                        .io = io,
                        .sid = sid,
                        .in_fd = in_fd,
@@ -250,7 +259,7 @@ int cp_cloud_run_streamed(struct cp_toolbox *tb, const char *sid, const char *io
     cp_buf_init(&s.fetched, 1024 * 1024);
     cp_buf_init(&s.errb, ERR_MAX);
     cp_signals_install();
-    cleanup_free char *cmd = start_command(io, root, argv);
+    cleanup_free char *cmd = start_command(io, x->far_root, x->argv);
     int rc = cp_toolbox_session_exec(tb, sid, cmd, &s.cid, err);
     if (rc == 0)
         rc = pump(&s, status_out, err);

@@ -1,8 +1,9 @@
 /* The cloud place: the chat's Daytona sandbox, the work folder mirrored there and back, the
- * command run through a session so its output arrives apart and as it is produced. */
+ * command run through a session so its output arrives apart and as it is produced. The run's
+ * steps are the shared remote run's (mirror/remote-run.h); this file gives its cloud ops:
+ * connect (API, sandbox, toolbox), the lease's guard, exec. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include "mirror/manifest.h"
-#include "mirror/mirror.h"
 #include "mirror/remote-run.h"
 #include "places/cloud/cloud_stdin.h"
 #include "places/cloud/daytona.h"
@@ -28,36 +28,30 @@
 #define OUTPUT_MAX (64 * 1024 * 1024)
 
 struct cloud_state {
+    const struct cp_run_request *req;
     struct cp_daytona *d;
     struct cp_sandbox sb;
     struct cp_toolbox tb;
-    char *far_root;
+    char *far_root; /* the sandbox's conch folder: the copy is its work/, the lock its lock */
+    char *copy, *lock, *where;
     char *manifest;
-    char *place_id;                  /* the sandbox the copy lives in */
-    struct cp_mirror_session mirror; /* what this run's push learned, for its pull */
+    char *place_id; /* the sandbox the copy lives in */
     struct cp_transport *transport;
-    struct cp_far_lock flock; /* the copy's lease in the sandbox */
-    int local_lock;           /* flock'd here, or -1 */
-    bool stopped;             /* a signal ended the preparation: the run answers 128+n */
-    int rootfd;
 };
 
 static void state_free(struct cloud_state *s)
 {
     if (s == NULL)
         return;
-    if (s->transport != NULL)
-        cp_transport_daytona_closing(s->transport);
-    cp_remote_lock_release(s->transport, &s->flock);
     cp_transport_free(s->transport);
-    cp_cleanup_closep(&s->local_lock);
     cp_toolbox_dispose(&s->tb);
     cp_daytona_free(s->d);
     free(s->far_root);
+    free(s->copy);
+    free(s->lock);
+    free(s->where);
     free(s->manifest);
     free(s->place_id);
-    cp_mirror_session_dispose(&s->mirror);
-    cp_cleanup_closep(&s->rootfd);
     free(s);
 }
 
@@ -97,69 +91,46 @@ static int find_sandbox(struct cp_daytona *d, const char *chat, struct cp_sandbo
     return r;
 }
 
-static struct cp_mirror_opts mirror_opts(struct cloud_state *s, const char *root)
+/* The API, the chat's sandbox and its toolbox, after the lock here. The sandbox's id is the
+ * copy's place: a sandbox made anew (removed after 30 days unused) is another place, its copy
+ * sent whole, nothing deleted. */
+static int cloud_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err)
 {
-    return (struct cp_mirror_opts){.rootfd = s->rootfd,
-                                   .far_root = root,
-                                   .manifest_path = s->manifest,
-                                   .place_id = s->place_id,
-                                   .session = &s->mirror};
-}
-
-/* The shared steps (mirror/remote-run.h): the locks here and there, the copy's identity from
- * the lock's answer, the push. The sandbox's id is the copy's place: a sandbox made anew
- * (removed after 30 days unused) is another place, its copy sent whole, nothing deleted. */
-static int lock_and_push(struct cloud_state *s, cp_error_t *err)
-{
-    cleanup_free char *io = xasprintf("%s/.conch-io", s->far_root);
-    cleanup_free char *root = xasprintf("%s/work", s->far_root);
-    cleanup_free char *lock = xasprintf("%s/lock", s->far_root);
-    cleanup_free char *where = xasprintf("sandbox %s", s->sb.id);
-    s->place_id = xasprintf("cloud sandbox %s", s->sb.id);
-    if (cp_remote_lock_here(s->manifest, "cloud", -1, &s->local_lock, err) < 0 ||
-        cp_transport_daytona_new(&s->tb, io, &s->transport, err) < 0 ||
-        cp_remote_lock_there(s->transport, lock, root, true, where, -1, &s->mirror, &s->flock,
-                             err) < 0)
-        return cp_remote_words(err, where, "taking the copy's lock in %s", where);
-    cleanup_free char *guard = cp_remote_lock_guard(&s->flock);
-    cp_transport_daytona_guard(s->transport, guard);
-    struct cp_mirror_opts o = mirror_opts(s, root);
-    struct cp_mirror_report rep = {0};
-    if (cp_mirror_push(s->transport, &o, &rep, err) < 0)
-        return cp_remote_words(err, where, "copying the work folder to %s", where);
-    return 0;
-}
-
-static int pull(struct cloud_state *s, cp_error_t *err)
-{
-    cleanup_free char *root = xasprintf("%s/work", s->far_root);
-    struct cp_mirror_opts o = mirror_opts(s, root);
-    struct cp_mirror_report rep = {0};
-    return cp_mirror_pull(s->transport, &o, &rep, err);
-}
-
-static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
-{
-    __attribute__((cleanup(cleanup_statep))) struct cloud_state *s = xcalloc(1, sizeof(*s));
-    cp_signals_install(); /* a signal from here on ends the run with 128+n, the lease freed */
-    s->local_lock = -1;
-    s->rootfd = open(req->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (s->rootfd < 0)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot open %s", req->workdir);
-    if (connect_api(req->config, &s->d, err) < 0 ||
-        find_sandbox(s->d, req->chat, &s->sb, err) < 0 ||
-        cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
-        cp_toolbox_home(&s->tb, &s->far_root, err) < 0)
+    (void)stop_fd; /* every wait here polls this process's signals */
+    struct cloud_state *s = place;
+    cleanup_free char *home = NULL;
+    if (connect_api(s->req->config, &s->d, err) < 0 ||
+        find_sandbox(s->d, s->req->chat, &s->sb, err) < 0 ||
+        cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 || cp_toolbox_home(&s->tb, &home, err) < 0)
         return cp_error_code(err);
     cp_run_report_remote("sandbox", s->sb.id, "connect");
-    char *conch = xasprintf("%s/conch", s->far_root);
-    free(s->far_root);
-    s->far_root = conch;
-    if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0 || lock_and_push(s, err) < 0)
+    s->far_root = xasprintf("%s/conch", home);
+    s->copy = xasprintf("%s/work", s->far_root);
+    s->lock = xasprintf("%s/lock", s->far_root);
+    s->where = xasprintf("sandbox %s", s->sb.id);
+    s->place_id = xasprintf("cloud sandbox %s", s->sb.id);
+    cleanup_free char *io = xasprintf("%s/.conch-io", s->far_root);
+    if (cp_transport_daytona_new(&s->tb, io, &s->transport, err) < 0)
         return cp_error_code(err);
-    cp_run_report_stage("push");
-    *state_out = steal_pointer(&s);
+    *out = (struct cp_remote_link){.transport = s->transport,
+                                   .far_root = s->copy,
+                                   .far_lock = s->lock,
+                                   .place_id = s->place_id,
+                                   .where = s->where};
     return 0;
+}
+
+static void cloud_guard(void *place, const char *guard)
+{
+    struct cloud_state *s = place;
+    cp_transport_daytona_guard(s->transport, guard);
+}
+
+static void cloud_closing(void *place)
+{
+    struct cloud_state *s = place;
+    if (s->transport != NULL)
+        cp_transport_daytona_closing(s->transport);
 }
 
 /* `cd ROOT && exec ARGV...` in a shell of its own: 126 and 127 as a shell gives them. */
@@ -207,8 +178,8 @@ static int poll_logs(struct cloud_state *s, const char *sid, const char *cid, st
 }
 
 /* Polls the command and its logs until it ends; a command may outlast any one request. */
-static int follow_command(struct cloud_state *s, const char *sid, const char *cid, int *status_out,
-                          cp_error_t *err)
+static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x, const char *sid,
+                          const char *cid, int *status_out, cp_error_t *err)
 {
     struct follow f = {0};
     cp_buf_init(&f.out, OUTPUT_MAX);
@@ -221,7 +192,7 @@ static int follow_command(struct cloud_state *s, const char *sid, const char *ci
     while (!done && rc == 0) {
         if (time(NULL) - renewed >= 30) { /* the copy's lease outlives a long command */
             renewed = time(NULL);
-            rc = cp_remote_lock_renew(s->transport, &s->flock, err);
+            rc = x->renew(x, err);
             if (rc < 0)
                 break;
         }
@@ -241,52 +212,64 @@ static int follow_command(struct cloud_state *s, const char *sid, const char *ci
     return rc;
 }
 
-static int cloud_run(void *state, const struct cp_run_request *req, int *status_out,
-                     cp_error_t *err)
+/* The command in a session of its own; deleting the session ends it if still running (a
+ * stop), so the place needs no stop op. With -i, its streams go through chunk files. */
+static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
 {
-    struct cloud_state *s = state;
-    if (s->stopped) {
-        *status_out = 128 + cp_signals_caught();
-        return 0;
-    }
-    cleanup_free char *root = xasprintf("%s/work", s->far_root);
-    cleanup_free char *cmd = command_text(root, req->argv);
+    struct cloud_state *s = place;
+    cleanup_free char *cmd = command_text(x->far_root, x->argv);
     cleanup_free char *sid = xasprintf("conch-%ld-%ld", (long)getpid(), (long)time(NULL));
     cleanup_free char *cid = NULL;
     cleanup_free char *io = xasprintf("%s/.conch-io/%s", s->far_root, sid);
     if (cp_toolbox_session_create(&s->tb, sid, err) < 0 ||
-        (!req->interactive && cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0))
+        (!x->interactive && cp_toolbox_session_exec(&s->tb, sid, cmd, &cid, err) < 0))
         return cp_error_wrap(err, "starting the command in sandbox %s", s->sb.id);
-    int r = req->interactive ? cp_cloud_run_streamed(&s->tb, sid, io, root, req->argv, STDIN_FILENO,
-                                                     STDOUT_FILENO, STDERR_FILENO, status_out, err)
-                             : follow_command(s, sid, cid, status_out, err);
-    cp_run_report_stage("command");
+    int r = x->interactive ? cp_cloud_run_streamed(&s->tb, sid, io, x, STDIN_FILENO, STDOUT_FILENO,
+                                                   STDERR_FILENO, status_out, err)
+                           : follow_command(s, x, sid, cid, status_out, err);
     cleanup_error cp_error_t derr = NULL;
-    /* Deleting the session ends a command still running there (an interrupt). */
     cp_toolbox_session_delete(&s->tb, sid, &derr);
-    if (req->interactive) { /* the chunks left there: the input not taken, the output not sent */
+    if (x->interactive) { /* the chunks left there: the input not taken, the output not sent */
         cleanup_free char *qio = cp_shell_quote(io);
         cleanup_free char *rm = xasprintf("rm -rf %s", qio);
         int st = 0;
         cp_toolbox_execute(&s->tb, rm, 60, &st, NULL, &derr);
     }
-    if (r == CP_ERR_INTERRUPTED) {
-        *status_out = 128 + cp_signals_caught();
-        return 0;
-    }
-    if (r < 0)
-        return r;
-    int pr = pull(s, err);
-    cp_run_report_stage("pull");
-    if (pr == CP_ERR_INTERRUPTED) {
-        cp_error_free(err);
-        *status_out = 128 + cp_signals_caught();
-        return 0;
-    }
-    if (pr < 0)
-        return cp_remote_words(err, s->sb.id, "bringing the work folder back from sandbox %s",
-                               s->sb.id);
+    return r;
+}
+
+static const struct cp_remote_ops cloud_ops = {
+    .lease = true,
+    .connect = cloud_connect,
+    .guard = cloud_guard,
+    .exec = cloud_exec,
+    .closing = cloud_closing,
+};
+
+/* Nothing is reached yet: the run (mirror/remote-run.h) connects after the lock here. */
+static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
+{
+    __attribute__((cleanup(cleanup_statep))) struct cloud_state *s = xcalloc(1, sizeof(*s));
+    cp_signals_install(); /* a signal from here on ends the run with 128+n, the lease freed */
+    s->req = req;
+    if (cp_manifest_path("cloud", req->chat, 1, &s->manifest, err) < 0)
+        return cp_error_code(err);
+    *state_out = steal_pointer(&s);
     return 0;
+}
+
+static int cloud_run(void *state, const struct cp_run_request *req, int *status_out,
+                     cp_error_t *err)
+{
+    struct cloud_state *s = state;
+    s->req = req;
+    const struct cp_remote_args a = {.place = "cloud",
+                                     .workdir = req->workdir,
+                                     .manifest_path = s->manifest,
+                                     .argv = req->argv,
+                                     .interactive = req->interactive,
+                                     .stop_fd = -1};
+    return cp_remote_run(&cloud_ops, s, &a, status_out, err);
 }
 
 static void cloud_release(void *state)

@@ -11,7 +11,10 @@ libconch_la_SOURCES += \
 	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \
 	places/ssh/ssh_transport.c places/ssh/ssh_pump.c \
 	places/ssh/ssh_place.c places/ssh/ssh_place.h \
-	places/ssh/ssh_mirror.c places/ssh/ssh_warm.c places/ssh/ssh_keeper.c places/ssh/ssh_keeper.h \
+	places/ssh/ssh_mirror.c places/ssh/ssh_warm.c \
+	places/ssh/ssh_remote.c places/ssh/ssh_remote.h \
+	places/ssh/ssh_keeper.c places/ssh/ssh_keeper.h places/ssh/ssh_keeper_int.h \
+	places/ssh/ssh_keeper_wire.c places/ssh/ssh_keeper_client.c \
 	places/ssh/ssh_request.c places/ssh/ssh_request.h \
 	places/ssh/place-ssh.c places/ssh/place-ssh-int.h places/ssh/place-ssh-check.c
 

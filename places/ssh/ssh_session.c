@@ -151,8 +151,15 @@ static int session_start(const struct cp_ssh_host *h, int fd, pid_t pid, struct 
     libssh2_session_set_timeout(s->lib, timeout_of(h) * 1000);
     prefer_known_key_types(s, h);
     cp_debug("ssh:%s: handshake", h->alias);
-    if (libssh2_session_handshake(s->lib, s->fd) != 0)
-        return cp_ssh_lib_error(s->lib, CP_ERR_UNREACHABLE, err, "the SSH handshake failed");
+    if (libssh2_session_handshake(s->lib, s->fd) != 0) {
+        /* Taken in but never greeted (no banner in time): as good as no answer, and so worded
+         * (cp_ssh_connect_words goes by the code). */
+        int e = libssh2_session_last_errno(s->lib);
+        int code = e == LIBSSH2_ERROR_TIMEOUT || e == LIBSSH2_ERROR_BANNER_RECV
+                       ? CP_ERR_TIMEOUT
+                       : CP_ERR_UNREACHABLE;
+        return cp_ssh_lib_error(s->lib, code, err, "the SSH handshake failed");
+    }
     cp_debug("ssh:%s: key exchange done", h->alias);
     if (check_host_key(s, h, err) < 0 || ssh_authenticate(s, h, err) < 0)
         return cp_error_code(err);

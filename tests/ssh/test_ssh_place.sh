@@ -37,7 +37,9 @@ ssh-keygen -q -t ed25519 -N '' -f "$T/otherkey"
 ssh-keygen -q -t ed25519 -N '' -f "$T/home/.ssh/id_ed25519"
 ssh-keygen -q -t ed25519 -N '' -f "$T/strangerkey"
 cp "$T/home/.ssh/id_ed25519.pub" "$T/authorized_keys"
-BASE=$((20000 + $$ % 20000))
+# Eight ports of its own, below the ranges the other ssh tests draw one port from (20000 and
+# up: under make -j2 their pids sit next to ours, and the same formula gave them our C).
+BASE=$((10000 + ($$ % 1250) * 8))
 A=$BASE B=$((BASE + 1)) C=$((BASE + 2)) D=$((BASE + 3)) DEAD=$((BASE + 4)) E=$((BASE + 5))
 R=$((BASE + 6)) # a remote forward's port, should anything ask for one
 
