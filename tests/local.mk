@@ -129,3 +129,4 @@ tests/integration/run-report.log: tests/egress/sidecar-upstream.log
 tests/integration/engine-choice.log: tests/integration/run-report.log
 tests/relay/relay.log: tests/integration/engine-choice.log
 tests/cloud/cloud.log: tests/relay/relay.log
+tests/integration/container-exit.log: tests/cloud/cloud.log
