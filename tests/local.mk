@@ -41,6 +41,9 @@ EXTRA_DIST += tests/integration/container.test tests/integration/engines.sh
 # -i streaming and signals at every stage; finds its boxes by name, so it may overlap others.
 TESTS += tests/integration/container-stream.test
 EXTRA_DIST += tests/integration/container-stream.test
+# A fresh Docker box's exit status from the die event; a lying image label is not believed.
+TESTS += tests/integration/container-exit.test
+EXTRA_DIST += tests/integration/container-exit.test
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_demux
@@ -126,3 +129,4 @@ tests/integration/run-report.log: tests/egress/sidecar-upstream.log
 tests/integration/engine-choice.log: tests/integration/run-report.log
 tests/relay/relay.log: tests/integration/engine-choice.log
 tests/cloud/cloud.log: tests/relay/relay.log
+tests/integration/container-exit.log: tests/cloud/cloud.log

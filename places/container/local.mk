@@ -21,3 +21,18 @@ libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
 libconch_la_SOURCES += places/container/npm-default.c
 libconch_la_SOURCES += places/container/run-report.c places/container/run-report.h
 libconch_la_SOURCES += places/container/seal-probe.c places/container/seal-probe.h
+libconch_la_SOURCES += places/container/exit-event.c places/container/exit-event.h
+
+# The die event's reader (fuzzed, corpus replayed in make check).
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_exit_event
+tests_fuzz_fuzz_exit_event_SOURCES = tests/fuzz/fuzz_exit_event.c
+tests_fuzz_fuzz_exit_event_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_exit_event_LDADD = libconch.la $(LIB_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/replay_exit_event
+tests_fuzz_replay_exit_event_SOURCES = tests/fuzz/fuzz_exit_event.c tests/fuzz/replay.c
+tests_fuzz_replay_exit_event_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/exit_event\"
+tests_fuzz_replay_exit_event_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_exit_event

@@ -12,6 +12,7 @@
 #include "places/container/box-spec.h"
 #include "places/container/box.h"
 #include "places/container/engine.h"
+#include "places/container/exit-event.h"
 #include "places/container/images.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
@@ -263,12 +264,20 @@ static int run_fresh(struct container_state *s, const char *id, const struct cp_
     cleanup_close int fd = -1;
     cleanup_buf struct cp_buf early;
     cp_buf_init(&early, 1 << 20);
+    __attribute__((cleanup(cp_exit_watch_dispose))) struct cp_exit_watch died = {.fd = -1};
+    /* Docker's inspect waits for the box's network to be torn down; Podman's needs no help. */
+    if (strcmp(s->engine->kind, "docker") == 0)
+        cp_exit_watch_open(s->engine, id, &died);
     if (attach_and_start(s->engine, id, req->interactive, &fd, &early, err) < 0)
         return cp_error_code(err);
     int stdin_fd = req->interactive ? STDIN_FILENO : -1;
     if (cp_stream_pump(fd, d, &early, stdin_fd, cp_signals_install(), err) < 0)
         return cp_error_code(err);
     cp_debug("output ended");
+    if (cp_exit_watch_read(s->engine, &died, id, status_out) == 1) {
+        cp_debug("exited: the die event");
+        return 0;
+    }
     return cp_box_wait(s->engine, id, status_out, err);
 }
 

@@ -287,14 +287,13 @@ static bool host_has_address(const struct cp_engine *e, json_object *net)
 }
 
 /* A network by that name that is not internal, not ours, or gives this computer an address a
- * box could reach, is never joined. */
-static int network_check(struct cp_engine *e, const char *name, cp_error_t *err)
+ * box could reach, is never joined. net is the engine's inspect of it. */
+static int network_check(struct cp_engine *e, const char *name, json_object *net, cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("/networks/%s", name);
-    cleanup_json json_object *net = NULL;
     json_object *internal = NULL, *labels = NULL, *ipv6 = NULL;
-    if (cp_engine_call(e, "GET", path, NULL, &net, err) < 0)
-        return cp_error_code(err);
+    if (net == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine described network %s in no JSON",
+                             name);
     json_object_object_get_ex(net, "Internal", &internal);
     json_object_object_get_ex(net, "Labels", &labels);
     json_object_object_get_ex(net, "EnableIPv6", &ipv6);
@@ -327,13 +326,18 @@ static int network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
     return is_podman(e) ? podman_network_create(e, n, err) : docker_network_create(e, n, err);
 }
 
+/* One inspect on every run but the first: the answer that finds the network is the one checked. */
 static int ensure_network(struct cp_engine *e, const struct cp_sidecar_names *n, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/networks/%s", n->name);
+    cleanup_json json_object *net = NULL;
     long status = 0;
-    if (cp_engine_call_status(e, "GET", path, NULL, &status, NULL, err) < 0)
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &net, err) < 0)
         return cp_error_code(err);
     int r = 0;
+    if (status != 200 && status != 404)
+        r = cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered GET %s with HTTP %ld", path,
+                          status);
     if (status == 404) {
         r = network_create(e, n, err);
         /* One network per folder: Docker's address pools hold a few dozen, so networks no box
@@ -344,8 +348,12 @@ static int ensure_network(struct cp_engine *e, const struct cp_sidecar_names *n,
             cp_error_free(err);
             r = network_create(e, n, err);
         }
+        /* What was made is looked at as a found one is. */
+        json_object_put(steal_pointer(&net));
+        if (r == 0)
+            r = cp_engine_call(e, "GET", path, NULL, &net, err);
     }
-    if (r < 0 || network_check(e, n->name, err) < 0) {
+    if (r < 0 || network_check(e, n->name, net, err) < 0) {
         cp_error_wrap(err,
                       "the %s engine could not make the internal network %s that a sealed "
                       "box needs",

@@ -246,18 +246,13 @@ static int check_status(const struct cp_buf *head, const char *path, cp_error_t 
                          "the engine refused %s (HTTP %d)%s", path, status, body ? body + 4 : "");
 }
 
-int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, json_object *body,
-                     int *fd_out, struct cp_buf *early, cp_error_t *err)
+/* Sends req on a connection of its own and reads the answer's head. */
+static int stream_open(struct cp_engine *e, const char *req, const char *path, int *fd_out,
+                       struct cp_buf *early, cp_error_t *err)
 {
     cleanup_close int fd = connect_unix(e->socket, err);
     if (fd < 0)
         return cp_error_code(err);
-    const char *text = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
-    cleanup_free char *req = xasprintf(
-        "%s /v%s%s HTTP/1.1\r\nHost: localhost\r\n"
-        "Connection: Upgrade\r\nUpgrade: tcp\r\n"
-        "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s",
-        method, e->version, path, body ? "application/json" : "text/plain", strlen(text), text);
     if (cp_write_all(fd, req, strlen(req)) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot send to the engine");
     cleanup_buf struct cp_buf head;
@@ -266,6 +261,27 @@ int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, 
         return cp_error_code(err);
     *fd_out = steal_fd(&fd);
     return 0;
+}
+
+int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, json_object *body,
+                     int *fd_out, struct cp_buf *early, cp_error_t *err)
+{
+    const char *text = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : "";
+    cleanup_free char *req = xasprintf(
+        "%s /v%s%s HTTP/1.1\r\nHost: localhost\r\n"
+        "Connection: Upgrade\r\nUpgrade: tcp\r\n"
+        "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s",
+        method, e->version, path, body ? "application/json" : "text/plain", strlen(text), text);
+    return stream_open(e, req, path, fd_out, early, err);
+}
+
+int cp_stream_get(struct cp_engine *e, const char *path, int *fd_out, struct cp_buf *early,
+                  cp_error_t *err)
+{
+    /* HTTP/1.0: the body comes as it is, not chunked, and ends when the connection does. */
+    cleanup_free char *req =
+        xasprintf("GET /v%s%s HTTP/1.0\r\nHost: localhost\r\n\r\n", e->version, path);
+    return stream_open(e, req, path, fd_out, early, err);
 }
 
 /* Standard input on its way to the box: one chunk held at a time, so memory stays bounded and

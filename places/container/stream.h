@@ -43,6 +43,11 @@ int cp_demux_finish(struct cp_demux *d);
 int cp_stream_hijack(struct cp_engine *e, const char *method, const char *path, json_object *body,
                      int *fd_out, struct cp_buf *early, cp_error_t *err);
 
+/* A GET whose answer streams (the engine's events): its body follows the head on *fd_out, as
+ * it is (HTTP/1.0, not chunked); what came with the head is in *early. */
+int cp_stream_get(struct cp_engine *e, const char *path, int *fd_out, struct cp_buf *early,
+                  cp_error_t *err);
+
 /* Relays until the engine closes the stream: frames to out/err, and stdin_fd (or -1) to the
  * box, half-closing at its end, both ways at once with one 64 KiB chunk in flight. stop_fd
  * becoming readable (a signal's self-pipe) ends it with CP_ERR_INTERRUPTED, also while a

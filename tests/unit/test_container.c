@@ -22,6 +22,7 @@
 
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
+#include "places/container/exit-event.h"
 #include "places/container/keyless.h"
 #include "places/container/protect.h"
 #include "places/container/stream.h"
@@ -684,6 +685,61 @@ static void test_keyless__user_password_in_address__taken_out(void **state)
                    "registry=https://r.example:8443/npm/\n");
 }
 
+/* Docker's die event carries the exit code as a string attribute; only this box's die counts. */
+static int die_line(const char *line, int *status)
+{
+    *status = -1;
+    return cp_exit_event_parse(line, strlen(line), "4f1c0ffee", status);
+}
+
+static void test_exit_event__this_box_dies__its_code_taken(void **state)
+{
+    (void)state;
+    int status = -1;
+    assert_int_equal(die_line("{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":"
+                              "\"4f1c0ffee\",\"Attributes\":{\"exitCode\":\"7\",\"name\":\"x\"}}}",
+                              &status),
+                     1);
+    assert_int_equal(status, 7);
+    assert_int_equal(die_line("{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":"
+                              "\"4f1c0ffee\",\"Attributes\":{\"exitCode\":\"255\"}}}",
+                              &status),
+                     1);
+    assert_int_equal(status, 255);
+}
+
+static void test_exit_event__anything_else__not_taken(void **state)
+{
+    (void)state;
+    static const char *const others[] = {
+        /* another box, another action, another type */
+        "{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee0\","
+        "\"Attributes\":{\"exitCode\":\"0\"}}}",
+        "{\"Type\":\"container\",\"Action\":\"kill\",\"Actor\":{\"ID\":\"4f1c0ffee\","
+        "\"Attributes\":{\"exitCode\":\"0\"}}}",
+        "{\"Type\":\"network\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee\","
+        "\"Attributes\":{\"exitCode\":\"0\"}}}",
+        /* no code, a code out of range, not a string, not a number */
+        "{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee\"}}",
+        "{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee\","
+        "\"Attributes\":{\"exitCode\":\"256\"}}}",
+        "{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee\","
+        "\"Attributes\":{\"exitCode\":\"-1\"}}}",
+        "{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee\","
+        "\"Attributes\":{\"exitCode\":0}}}",
+        "{\"Type\":\"container\",\"Action\":\"die\",\"Actor\":{\"ID\":\"4f1c0ffee\","
+        "\"Attributes\":{\"exitCode\":\"0x1\"}}}",
+        /* not one JSON document */
+        "{\"Type\":\"container\",\"Action\":\"die\"",
+        "",
+    };
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        int status = -1;
+        assert_int_equal(die_line(others[i], &status), 0);
+        assert_int_equal(status, -1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -708,6 +764,8 @@ int main(void)
         cmocka_unit_test(test_protect__settings__keyless_copy_private_and_removed),
         cmocka_unit_test(test_keyless__each_credential_key__its_line_removed),
         cmocka_unit_test(test_keyless__user_password_in_address__taken_out),
+        cmocka_unit_test(test_exit_event__this_box_dies__its_code_taken),
+        cmocka_unit_test(test_exit_event__anything_else__not_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
