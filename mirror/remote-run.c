@@ -9,6 +9,8 @@
 #include "mirror/mirror.h"
 #include "mirror/remote-lock.h"
 #include "mirror/remote-run.h"
+#include "src/base/settings.h"
+#include "src/base/protected.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
@@ -24,6 +26,9 @@ struct run {
     struct cp_remote_link link;
     struct cp_far_lock flock;
     struct cp_mirror_session mirror; /* what the push learned, for the pull */
+    struct cp_config own_config;     /* read here when the place gave none */
+    char **protected_owned;
+    struct cp_rules rules;
 };
 
 static void run_dispose(struct run *r)
@@ -34,6 +39,21 @@ static void run_dispose(struct run *r)
     cp_cleanup_closep(&r->rootfd);
     cp_cleanup_closep(&r->local_lock);
     cp_mirror_session_dispose(&r->mirror);
+    cp_strv_free(r->protected_owned);
+    cp_config_dispose(&r->own_config);
+}
+
+/* The one list and the person's additions, as the box covers them. */
+static int protected_places(struct run *r, cp_error_t *err)
+{
+    const struct cp_config *cfg = r->a->config;
+    if (cfg == NULL) {
+        if (cp_config_load(&r->own_config, err) < 0)
+            return cp_error_code(err);
+        cfg = &r->own_config;
+    }
+    r->rules.protected = cp_protected_in_force(cfg, &r->protected_owned);
+    return 0;
 }
 
 static struct cp_mirror_opts mirror_opts(struct run *r)
@@ -42,6 +62,7 @@ static struct cp_mirror_opts mirror_opts(struct run *r)
                                    .far_root = r->link.far_root,
                                    .manifest_path = r->a->manifest_path,
                                    .place_id = r->link.place_id,
+                                   .rules = &r->rules,
                                    .session = &r->mirror};
 }
 
@@ -138,7 +159,9 @@ int cp_remote_run(const struct cp_remote_ops *ops, void *place, const struct cp_
         .local_lock = -1,
         .rootfd = -1,
     };
-    int rc = here_and_connect(&r, err);
+    int rc = protected_places(&r, err);
+    if (rc == 0)
+        rc = here_and_connect(&r, err);
     if (rc == 0)
         rc = lock_and_push(&r, err);
     if (rc == 0)

@@ -10,6 +10,7 @@
 
 #include "mirror/exec.h"
 #include "src/base/error.h"
+#include "src/base/settings.h"
 
 struct cp_remote_args {
     const char *place;         /* as the person named it ("ssh:box", "cloud"): the lock here */
@@ -20,6 +21,9 @@ struct cp_remote_args {
     int stop_fd;               /* readable: stop the run (the keeper's client); -1: signals */
     /* The mirror's lines for the person (refusals, conflicts); NULL: "mirror: LINE". */
     void (*say)(void *ctx, const char *line);
+    /* Whose "protected" additions the mirror honours too (one list for box and mirror); NULL:
+     * config.json is read here (the keeper's runs). */
+    const struct cp_config *config;
 };
 
 /* The whole run. *status_out is the command's status; a stop during any step makes it 128+n

@@ -268,7 +268,8 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
                                      .manifest_path = s->manifest,
                                      .argv = req->argv,
                                      .interactive = req->interactive,
-                                     .stop_fd = -1};
+                                     .stop_fd = -1,
+                                     .config = req->config};
     return cp_remote_run(&cloud_ops, s, &a, status_out, err);
 }
 

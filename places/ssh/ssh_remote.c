@@ -291,6 +291,7 @@ int cp_ssh_remote_run(const struct cp_run_request *req, const struct cp_ssh_reac
                                      .argv = req->argv,
                                      .interactive = req->interactive,
                                      .stop_fd = reach->stop_fd,
-                                     .say = say_line};
+                                     .say = say_line,
+                                     .config = req->config};
     return cp_remote_run(&ssh_ops, &s, &a, status_out, err);
 }
