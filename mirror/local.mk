@@ -8,6 +8,8 @@ libconch_la_SOURCES += \
 	mirror/listing.c mirror/listing.h \
 	mirror/manifest.c mirror/manifest.h \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
+	mirror/layer.c mirror/layer.h \
+	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
 	mirror/remote-lock.c mirror/remote-lock.h \

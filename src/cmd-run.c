@@ -28,6 +28,7 @@ static const struct cp_option options[] = {
     {"engine", 0, "NAME", "docker | podman | auto (default: saved, else auto)"},
     {"image", 0, "IMAGE", "the box's image (default: saved, else the work image)"},
     {"interactive", 'i', NULL, "keep standard input open and pass it on"},
+    {"hold", 0, NULL, "keep the command's changes for review (changes, land, discard)"},
     {"report", 0, "FILE", "write one JSON object about the run (docs/run-report.schema.json)"},
     {0},
 };
@@ -127,6 +128,7 @@ static int run_request(const struct cp_parsed *args, cp_error_t *err)
         .chat = chat,
         .sealed = cp_arg(args, c, "unsealed") == NULL,
         .interactive = cp_arg(args, c, "interactive") != NULL,
+        .hold = cp_arg(args, c, "hold") != NULL,
         .engine = cp_arg(args, c, "engine"),
         .image = cp_arg(args, c, "image"),
         .config = &cfg,
