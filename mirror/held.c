@@ -317,6 +317,62 @@ int cp_held_judge(const struct cp_held_run *r, const struct cp_config *cfg, cp_l
     return cp_layer_land(&o, NULL, err);
 }
 
+static int pick_named(struct cp_held_run *v, size_t n, const char *id, struct cp_held_run *out,
+                      cp_error_t *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i].id, id) != 0)
+            continue;
+        if (strcmp(v[i].state, "held") != 0 && strcmp(v[i].state, "landing") != 0)
+            return cp_error_make(err, CP_ERR_FAILED, 0, "run %s is %s, not held", id, v[i].state);
+        *out = v[i];
+        v[i] = (struct cp_held_run){0};
+        return 0;
+    }
+    cp_error_make(err, CP_ERR_NOT_FOUND, 0, "no held run %s", id);
+    cp_error_hint(err, "'conch-place changes' lists the held runs of a folder.");
+    return CP_ERR_NOT_FOUND;
+}
+
+static int pick_only(struct cp_held_run *v, size_t n, const char *workdir,
+                     struct cp_held_run *out, cp_error_t *err)
+{
+    size_t found = n, count = 0;
+    cleanup_free char *names = xstrdup("");
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i].state, "held") != 0 || strcmp(v[i].workdir, workdir) != 0)
+            continue;
+        found = i;
+        char *was = names;
+        names = xasprintf("%s%s%s", was, count++ ? ", " : "", v[i].id);
+        free(was);
+    }
+    if (count == 0) {
+        cp_error_make(err, CP_ERR_NOT_FOUND, 0, "%s has no held run", workdir);
+        cp_error_hint(err, "'conch-place run --hold' keeps a run's changes for review.");
+        return CP_ERR_NOT_FOUND;
+    }
+    if (count > 1) {
+        cp_error_make(err, CP_ERR_USAGE, 0, "%s has %zu held runs: %s", workdir, count, names);
+        cp_error_hint(err, "Name one (the oldest first is the order they were made).");
+        return CP_ERR_USAGE;
+    }
+    *out = v[found];
+    v[found] = (struct cp_held_run){0};
+    return 0;
+}
+
+int cp_held_pick(const char *workdir, const char *id, struct cp_held_run *out, cp_error_t *err)
+{
+    struct cp_held_run *v = NULL;
+    size_t n = 0;
+    if (cp_held_list(NULL, &v, &n, err) < 0)
+        return cp_error_code(err);
+    int r = id != NULL ? pick_named(v, n, id, out, err) : pick_only(v, n, workdir, out, err);
+    cp_held_list_free(v, n);
+    return r;
+}
+
 /* Everything under fd, depth first, nothing followed. */
 static void remove_under(int fd)
 {

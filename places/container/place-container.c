@@ -465,6 +465,9 @@ static void container_release(void *state)
     state_free(state);
 }
 
+/* `clean` drops held runs nobody landed or discarded within this. */
+#define HELD_MAX_AGE (7 * 24 * 3600)
+
 static int clean_engine(const char *kind, int *found, cp_error_t *err)
 {
     cleanup_engine struct cp_engine *e = NULL;
@@ -481,6 +484,7 @@ static int clean_engine(const char *kind, int *found, cp_error_t *err)
         return cp_error_code(err);
     printf("%s: removed %d unused egress sidecar%s and network%s\n", e->kind, sidecars,
            sidecars == 1 ? "" : "s", sidecars == 1 ? "" : "s");
+    cp_layer_sweep(e);
     return 0;
 }
 
@@ -492,6 +496,10 @@ static int container_clean(const struct cp_config *cfg, cp_error_t *err)
         return cp_error_code(err);
     if (found == 0)
         printf("container: no engine answers, so no box is left\n");
+    int held = 0;
+    if (cp_held_clean(HELD_MAX_AGE, &held, err) < 0)
+        return cp_error_code(err);
+    printf("removed %d held run%s older than 7 days\n", held, held == 1 ? "" : "s");
     return 0;
 }
 

@@ -370,6 +370,8 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
     cp_error_free(&err);
     if (r->used_layer != NULL)
         cp_layer_drop(&e, r->used_layer);
+    /* Layers whose boxes a crash or an idle exit left: nobody waits here. */
+    cp_layer_sweep(&e);
     cleanup_free char *id = NULL;
     if (r->spec != NULL && warm_layer(&e, r, &err) == 0) {
         if (cp_box_create(&e, r->spec, r->name, &id, &err) < 0 || cp_box_start(&e, id, &err) < 0) {
