@@ -334,8 +334,8 @@ static int pick_named(struct cp_held_run *v, size_t n, const char *id, struct cp
     return CP_ERR_NOT_FOUND;
 }
 
-static int pick_only(struct cp_held_run *v, size_t n, const char *workdir,
-                     struct cp_held_run *out, cp_error_t *err)
+static int pick_only(struct cp_held_run *v, size_t n, const char *workdir, struct cp_held_run *out,
+                     cp_error_t *err)
 {
     size_t found = n, count = 0;
     cleanup_free char *names = xstrdup("");
@@ -400,7 +400,8 @@ int cp_held_discard(struct cp_held_run *r, cp_error_t *err)
 {
     cleanup_close int fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT ? 0 : cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", r->dir);
+        return errno == ENOENT ? 0
+                               : cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", r->dir);
     remove_under(fd);
     if (rmdir(r->dir) < 0 && errno != ENOENT)
         return cp_error_make(err, CP_ERR_FAILED, errno,

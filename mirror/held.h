@@ -16,14 +16,14 @@
 #include "src/base/settings.h"
 
 struct cp_held_run {
-    char *id;        /* the folder's name under layers/ (the box's name) */
-    char *dir;       /* its path */
-    char *workdir;   /* the work folder's real path */
-    char *state;     /* "running", "landing" or "held" */
-    char *command;   /* the command as typed, for `changes` */
+    char *id;         /* the folder's name under layers/ (the box's name) */
+    char *dir;        /* its path */
+    char *workdir;    /* the work folder's real path */
+    char *state;      /* "running", "landing" or "held" */
+    char *command;    /* the command as typed, for `changes` */
     int64_t since_ns; /* the command's start: later changes here are the person's */
-    int64_t made;    /* seconds since the epoch */
-    long pid;        /* the conch-place that made it */
+    int64_t made;     /* seconds since the epoch */
+    long pid;         /* the conch-place that made it */
 };
 
 void cp_held_run_dispose(struct cp_held_run *r);

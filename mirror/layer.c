@@ -115,8 +115,8 @@ static char **names_in(int dirfd)
 static char *resolve_target(const char *path, const char *target)
 {
     const char *slash = strrchr(path, '/');
-    cleanup_free char *whole = slash ? xasprintf("%.*s/%s", (int)(slash - path), path, target)
-                                     : xstrdup(target);
+    cleanup_free char *whole =
+        slash ? xasprintf("%.*s/%s", (int)(slash - path), path, target) : xstrdup(target);
     char *out = xmalloc(strlen(whole) + 1);
     size_t n = 0;
     for (const char *c = whole; *c != '\0';) {
@@ -264,8 +264,7 @@ static int move_beside(struct layer *l, int udirfd, const char *name, const stru
             return -1;
         if (move_in(l, udirfd, name, st, dirfd, b, false) == 0) {
             const char *slash = strrchr(path, '/');
-            *landed_out =
-                slash ? xasprintf("%.*s/%s", (int)(slash - path), path, b) : xstrdup(b);
+            *landed_out = slash ? xasprintf("%.*s/%s", (int)(slash - path), path, b) : xstrdup(b);
             return 0;
         }
         if (errno != EEXIST)
@@ -353,8 +352,9 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
     int r = mine ? move_beside(l, udirfd, name, st, dirfd, base, path, &beside)
                  : move_in(l, udirfd, name, st, dirfd, base, !free_slot);
     if (r < 0) {
-        refuse(l, path, mine ? "changed on both sides and no free name beside it"
-                             : "cannot move it into place");
+        refuse(l, path,
+               mine ? "changed on both sides and no free name beside it"
+                    : "cannot move it into place");
         return;
     }
     tell(l, mine ? "beside" : free_slot ? "added" : "changed", beside ? beside : path, NULL);
@@ -403,7 +403,7 @@ static void delete_here(struct layer *l, int dirfd, const char *base, const char
         delete_tree(l, dirfd, base, path);
         return;
     }
-    why = why                                          ? why
+    why = why                                            ? why
           : !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) ? "not a plain file or link"
           : S_ISREG(st.st_mode) && st.st_nlink != 1      ? "it has other hard links"
           : changed_here(l, &st)                         ? "changed here during the run; kept"
@@ -525,7 +525,7 @@ static void land_dir(struct layer *l, int udirfd, const char *name, const char *
     /* The rules read a last component .git as a file; a folder is one to be under. */
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     const char *why = strcasecmp(base, ".git") == 0 ? "under a .git folder"
-                                                      : cp_rules_check_back(l->o->rules, path);
+                                                    : cp_rules_check_back(l->o->rules, path);
     if (why == NULL)
         why = cp_rules_repo_shape(path, present, l);
     if (why != NULL) {

@@ -22,7 +22,7 @@ struct cp_layer_opts {
     int upperfd;      /* the layer's upper folder */
     int64_t since_ns; /* a file here whose ctime is at or after this changed during the run */
     const struct cp_rules *rules;
-    bool dry_run;         /* judge and tell, land nothing, change nothing (`changes`) */
+    bool dry_run;          /* judge and tell, land nothing, change nothing (`changes`) */
     cp_layer_seen_fn seen; /* optional: each entry's outcome */
     void *seen_ctx;
 };

@@ -38,6 +38,11 @@ MIRROR_TEST_HELPERS = tests/mirror/tarbuild.c tests/mirror/tarbuild.h \
 	tests/mirror/landrun.c tests/mirror/landrun.h
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mirror_layer
+tests_unit_test_mirror_layer_SOURCES = tests/unit/test_mirror_layer.c
+tests_unit_test_mirror_layer_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_mirror_layer_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_mirror_layer
 check_PROGRAMS += tests/unit/test_mirror_landing
 tests_unit_test_mirror_landing_SOURCES = tests/unit/test_mirror_landing.c tests/unit/one-list.h $(MIRROR_TEST_HELPERS)
 tests_unit_test_mirror_landing_CFLAGS = $(TEST_CFLAGS)

@@ -33,8 +33,15 @@ static void show_diff(const struct cp_held_run *run, const char *what, const cha
     cleanup_free char *la = xasprintf("a/%s", path);
     cleanup_free char *lb = xasprintf("b/%s", path);
     bool added = strcmp(what, "added") == 0, deleted = strcmp(what, "deleted") == 0;
-    char *argv[] = {"diff", "-u", "--label", la, "--label", lb, added ? "/dev/null" : here,
-                    deleted ? "/dev/null" : there, NULL};
+    char *argv[] = {"diff",
+                    "-u",
+                    "--label",
+                    la,
+                    "--label",
+                    lb,
+                    added ? "/dev/null" : here,
+                    deleted ? "/dev/null" : there,
+                    NULL};
     fflush(stdout);
     pid_t pid;
     if (posix_spawnp(&pid, "diff", NULL, NULL, argv, environ) != 0)
@@ -127,7 +134,7 @@ static int changes_handler(const struct cp_parsed *args, cp_error_t *err)
         return r;
     if (json)
         printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
     else if (shown_runs == 0)
         printf("%s: no held runs\n", workdir);
     return 0;

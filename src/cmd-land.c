@@ -28,8 +28,8 @@ static int land_handler(const struct cp_parsed *args, cp_error_t *err)
     struct cp_held_run r __attribute__((cleanup(cp_held_run_dispose))) = {0};
     if (cp_held_pick(workdir, args->nrest ? args->rest[0] : NULL, &r, err) < 0)
         return cp_error_code(err);
-    if (cp_held_land(&r, &cfg, "to take them, run the command again with --unsealed", true,
-                     err) < 0)
+    if (cp_held_land(&r, &cfg, "to take them, run the command again with --unsealed", true, err) <
+        0)
         return cp_error_wrap(err, "landing run %s", r.id);
     printf("run %s landed in %s\n", r.id, r.workdir);
     return 0;

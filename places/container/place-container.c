@@ -392,7 +392,6 @@ static void land_layer(struct container_state *s, const struct cp_run_request *r
 {
     if (!s->gated || s->layer.dir == NULL)
         return;
-    cp_run_report_files_how("gate");
     cleanup_error cp_error_t err = NULL;
     if (req->hold) {
         if (cp_held_set_state(&s->layer, "held", &err) < 0)

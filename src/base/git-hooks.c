@@ -179,8 +179,9 @@ char *cp_git_hooks_path(const char *workdir)
     const char *home = getenv("HOME");
     const char *xdg = getenv("XDG_CONFIG_HOME");
     take_from("/etc/gitconfig", &value);
-    cleanup_free char *xdg_file =
-        xdg && *xdg ? xasprintf("%s/git/config", xdg) : home ? xasprintf("%s/.config/git/config", home) : NULL;
+    cleanup_free char *xdg_file = xdg && *xdg ? xasprintf("%s/git/config", xdg)
+                                  : home      ? xasprintf("%s/.config/git/config", home)
+                                              : NULL;
     take_from(xdg_file, &value);
     cleanup_free char *global = home ? xasprintf("%s/.gitconfig", home) : NULL;
     take_from(global, &value);
