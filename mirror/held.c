@@ -145,6 +145,9 @@ int cp_held_set_state(struct cp_held_run *r, const char *state, cp_error_t *err)
 {
     free(r->state);
     r->state = xstrdup(state);
+    /* Who runs it or lands it now: while it lives, no other run takes the landing over. */
+    if (strcmp(state, "running") == 0 || strcmp(state, "landing") == 0)
+        r->pid = (long)getpid();
     return write_json(r, err);
 }
 
@@ -425,7 +428,7 @@ void cp_held_recover(const char *workdir, const struct cp_config *cfg)
     }
     for (size_t i = 0; i < n; i++) {
         struct cp_held_run *r = &v[i];
-        if (strcmp(r->state, "landing") == 0) {
+        if (strcmp(r->state, "landing") == 0 && owner_gone(r)) {
             cp_say("finishing the landing of run %s, cut short", r->id);
             cleanup_error cp_error_t lerr = NULL;
             if (cp_held_land(r, cfg, "to take them, run again with --unsealed", true, &lerr) < 0)
