@@ -122,7 +122,7 @@ EXTRA_DIST += tests/integration/seal.test tests/integration/seal-listener.py
 # The landing gate on both engines: host-run files refused, hold/land/discard, Ctrl-C, a landing
 # cut short by kill -9 and finished, two runs of one folder at once (issue 17).
 TESTS += tests/integration/gate.test
-EXTRA_DIST += tests/integration/gate.test
+EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
 
 # The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
 # after another, never beside each other (a `clean` in one removes what another is making).
