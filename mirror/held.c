@@ -456,7 +456,11 @@ int cp_held_clean(int64_t max_age, int *removed, cp_error_t *err)
     int64_t now = (int64_t)time(NULL);
     for (size_t i = 0; i < n; i++) {
         struct cp_held_run *r = &v[i];
-        bool stale = strcmp(r->state, "held") == 0 && now - r->made > max_age;
+        /* A landed run's rest (refusals) and an unclaimed warm box's empty layer are no one's
+         * once their owner is gone or their box's life is long over. */
+        bool stale = (strcmp(r->state, "held") == 0 && now - r->made > max_age) ||
+                     (strcmp(r->state, "landed") == 0 && owner_gone(r)) ||
+                     (strcmp(r->state, "warm") == 0 && now - r->made > 3600);
         cleanup_error cp_error_t derr = NULL;
         if (stale && cp_held_discard(r, &derr) == 0)
             (*removed)++;

@@ -298,6 +298,48 @@ static void test_layer__landing_twice__changes_nothing_more(void **state)
     assert_false(exists(work, ".mcp.json"));
 }
 
+/* The layer on another file system than the folder: each entry is copied beside its place, then
+ * renamed in, with its mode bits and time. */
+static void test_layer__another_file_system__copied_then_renamed(void **state)
+{
+    struct stat a, b;
+    char far[64] = "/dev/shm/conch-layer-XXXXXX";
+    if (stat("/dev/shm", &a) < 0 || stat(top, &b) < 0 || a.st_dev == b.st_dev ||
+        mkdtemp(far) == NULL)
+        skip();
+    char saved[96];
+    snprintf(saved, sizeof(saved), "%s", up);
+    snprintf(up, sizeof(up), "%s", far);
+    int64_t since = before_run();
+    put(up, "tool.sh", "#!/bin/sh\n");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/tool.sh", up);
+    chmod(path, 04777);
+    snprintf(path, sizeof(path), "%s/ln", up);
+    assert_int_equal(symlink("tool.sh", path), 0);
+    land(&layer_rules, since);
+    cleanup_free char *t = get(work, "tool.sh");
+    assert_string_equal(t, "#!/bin/sh\n");
+    snprintf(path, sizeof(path), "%s/tool.sh", work);
+    assert_int_equal(stat(path, &a), 0);
+    assert_int_equal(a.st_mode & 07777, 0755); /* rwx only, nobody else's write */
+    snprintf(path, sizeof(path), "%s/ln", work);
+    assert_int_equal(lstat(path, &a), 0);
+    assert_true(S_ISLNK(a.st_mode));
+    assert_false(exists(up, "tool.sh"));
+    assert_false(exists(work, ".conch-staging-x")); /* and no staging folder left: */
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q conch-staging", work);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_int_not_equal(pclose(p), 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", far);
+    p = popen(cmd, "r");
+    if (p != NULL)
+        pclose(p);
+    snprintf(up, sizeof(up), "%s", saved);
+}
+
 static void test_layer__dry_run__lands_nothing(void **state)
 {
     put(work, "a", "old");
@@ -339,6 +381,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__protected_places__refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layer__landing_twice__changes_nothing_more, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__another_file_system__copied_then_renamed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__dry_run__lands_nothing, setup, teardown),
     };
