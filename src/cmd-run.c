@@ -135,6 +135,15 @@ static int run_request(const struct cp_parsed *args, cp_error_t *err)
     };
     if (!ops->seals)
         say_no_seal(place, !req.sealed);
+    /* Only a box's layer can be held: a far copy's changes come back through the mirror. */
+    if (req.hold && (!ops->seals || !req.sealed)) {
+        cp_error_make(err, CP_ERR_FAILED, 0, "--hold keeps a sealed box's changes, and %s",
+                      !ops->seals
+                          ? "this place has no box: its changes come back through the mirror"
+                          : "--unsealed binds the folder itself: nothing is held");
+        cp_error_hint(err, "Run with --place container and without --unsealed, or without --hold.");
+        return CP_ERR_FAILED;
+    }
     cp_run_report_set("workdir", workdir);
     cp_run_report_set("chat", chat);
     void *state = NULL;
