@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "mirror/layer.h"
+#include "src/base/git-hooks.h"
 #include "src/base/util.h"
 
 static char top[64], work[96], up[96];
@@ -360,6 +361,34 @@ static void test_layer__dry_run__lands_nothing(void **state)
     assert_false(exists(work, "b"));
 }
 
+static void test_git_hooks__value__last_core_one_wins(void **state)
+{
+    const char *text =
+        "[core]\n\thooksPath = \"./first\" ; comment\n[core \"sub\"]\n"
+        "\thookspath = /not-this\n[CORE]\nHOOKSPATH=last # c\n[other]\nhookspath=x\n";
+    cleanup_free char *v = cp_git_hooks_value(text, strlen(text));
+    assert_string_equal(v, "last");
+    assert_null(cp_git_hooks_value("[core]\nbare=1\n", 14));
+}
+
+static void test_git_hooks__path__inside_the_folder_only(void **state)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/.git", work);
+    mkdir(path, 0755);
+    put(work, ".git/config", "[core]\n\thooksPath = ./tools/../.husky\n");
+    setenv("HOME", top, 1); /* no global config of the person's */
+    cleanup_free char *h = cp_git_hooks_path(work);
+    assert_string_equal(h, ".husky");
+    put(work, ".git/config", "[core]\n\thooksPath = /usr/share/hooks\n");
+    assert_null(cp_git_hooks_path(work));
+    snprintf(path, sizeof(path), "%s/sub", work);
+    mkdir(path, 0755);
+    put(work, ".git/config", "[core]\n\thooksPath = sub/h\n");
+    cleanup_free char *h2 = cp_git_hooks_path(path); /* the work folder inside the repository */
+    assert_string_equal(h2, "h");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +414,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layer__another_file_system__copied_then_renamed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__dry_run__lands_nothing, setup, teardown),
+        cmocka_unit_test(test_git_hooks__value__last_core_one_wins),
+        cmocka_unit_test_setup_teardown(test_git_hooks__path__inside_the_folder_only, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
