@@ -94,6 +94,7 @@ static char **names_in(int dirfd)
             close(fd);
         return NULL;
     }
+    rewinddir(d); /* the dup shares the read position of a folder read before */
     size_t n = 0, cap = 16;
     char **v = xcalloc(cap + 1, sizeof(char *));
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
