@@ -20,8 +20,7 @@
 #include "src/base/util.h"
 
 /* Both ends of the accepted connection, as the peer sees them: its own end is our far end. */
-static int ends(int fd, struct sockaddr_in *peer_own, struct sockaddr_in *peer_far,
-                cp_error_t *err)
+static int ends(int fd, struct sockaddr_in *peer_own, struct sockaddr_in *peer_far, cp_error_t *err)
 {
     socklen_t a = sizeof(*peer_own), b = sizeof(*peer_far);
     if (getpeername(fd, (struct sockaddr *)peer_own, &a) < 0 ||
@@ -144,8 +143,8 @@ int cp_relay_proc_tcp_row(const char *line, const struct sockaddr_in *own,
     return 0;
 }
 
-static int proc_find(const char *path, const struct sockaddr_in *own,
-                     const struct sockaddr_in *far, uid_t *out)
+static int proc_find(const char *path, const struct sockaddr_in *own, const struct sockaddr_in *far,
+                     uid_t *out)
 {
     cleanup_fclose FILE *f = fopen(path, "re");
     if (f == NULL)

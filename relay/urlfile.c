@@ -46,8 +46,7 @@ int cp_relay_url_file_write(const char *url, char **out, cp_error_t *err)
         return cp_error_make(err, CP_ERR_FAILED, errno, "no random bytes for a file name");
     cp_hex(raw, sizeof(raw), name);
     cleanup_free char *path = xasprintf("%s/" PREFIX "%s", dir, name);
-    cleanup_close int fd =
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 || cp_write_all(fd, url, strlen(url)) < 0 || cp_write_all(fd, "\n", 1) < 0) {
         int e = errno;
         unlink(path);
