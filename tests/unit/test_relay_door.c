@@ -294,8 +294,8 @@ static void test_relay_control__issue_20_attack__is_refused_with_words(void **st
     p1[131000] = '\0';
     memset(p2, 'b', 131060);
     p2[131060] = '\0';
-    char *argv[] = {"sh", "-c", "eval \"$3\"", "sh", p1, p2, "echo judged-safe", "touch PWNED",
-                    NULL};
+    char *argv[] = {"sh",          "-c", "eval \"$3\"", "sh", p1, p2, "echo judged-safe",
+                    "touch PWNED", NULL};
     struct door d;
     door_open(&d, folder);
     char *url = NULL;
