@@ -114,9 +114,39 @@ static int watch_pid(pid_t pid, cp_error_t *err)
     return -1;
 }
 
-/* Who may come in, decided in the loop before a thread or a budget is spent: only this
- * door's own uid (another user of this computer may have read a ticket in a process list),
- * and only while its side's budget lasts. Returns false when fd was turned away. */
+/* The 403 for a TCP peer whose socket is not this door's uid's (another user of this computer
+ * may have read a ticket in a process list), or 0 for our own. */
+static size_t peer_refusal(int fd, char *answer, size_t size)
+{
+    uid_t uid = 0;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_relay_tcp_peer_uid(fd, &uid, &err) < 0) {
+        cp_debug("relay: a connection's owner is unknown: %s", err->msg);
+        return cp_relay_refusal(answer, size, 403,
+                                "the door cannot tell whose connection this is; refused");
+    }
+    if (uid == geteuid())
+        return 0;
+    cp_debug("relay: a connection of uid %ld refused", (long)uid);
+    return cp_relay_refusal(answer, size, 403, "this door serves only its own user's connections");
+}
+
+/* A place in the budget of the port or of the control socket, each its own. */
+static bool take_budget(struct door *d, bool control)
+{
+    pthread_mutex_lock(&d->lock);
+    int *count = control ? &d->control_conns : &d->conns;
+    bool room = *count < (control ? CP_RELAY_CONTROL_MAX : CP_RELAY_CONNS_MAX);
+    if (room)
+        (*count)++;
+    d->last_activity = now_s();
+    pthread_mutex_unlock(&d->lock);
+    return room;
+}
+
+/* Who may come in, decided in the loop before a thread or a budget is spent: only this door's
+ * own uid, and only while its side's budget lasts; a full one is answered (503, or the control
+ * socket's "no"), not closed. Returns false when fd was turned away. */
 static bool admit(struct door *d, int fd, bool control)
 {
     if (control && !cp_relay_peer_is_us(fd)) {
@@ -124,34 +154,15 @@ static bool admit(struct door *d, int fd, bool control)
         return false;
     }
     char answer[512];
-    size_t len = 0;
-    uid_t uid = 0;
-    cleanup_error cp_error_t err = NULL;
-    if (!control && cp_relay_tcp_peer_uid(fd, &uid, &err) < 0) {
-        cp_debug("relay: a connection's owner is unknown: %s", err->msg);
-        len = cp_relay_refusal(answer, sizeof(answer), 403,
-                               "the door cannot tell whose connection this is; refused");
-    } else if (!control && uid != geteuid()) {
-        cp_debug("relay: a connection of uid %ld refused", (long)uid);
-        len = cp_relay_refusal(answer, sizeof(answer), 403,
-                               "this door serves only its own user's connections");
-    }
-    pthread_mutex_lock(&d->lock);
-    int *count = control ? &d->control_conns : &d->conns;
-    bool full = len == 0 && *count >= (control ? CP_RELAY_CONTROL_MAX : CP_RELAY_CONNS_MAX);
-    if (len == 0 && !full)
-        (*count)++;
-    if (len == 0)
-        d->last_activity = now_s();
-    pthread_mutex_unlock(&d->lock);
-    if (full)
-        len = control
-                  ? cp_relay_control_refusal(answer, sizeof(answer),
-                                             "the door has too many requests at once; try again")
-                  : cp_relay_refusal(answer, sizeof(answer), 503,
-                                     "the door has too many connections at once; try again");
-    if (len == 0)
+    size_t len = control ? 0 : peer_refusal(fd, answer, sizeof(answer));
+    if (len == 0 && take_budget(d, control))
         return true;
+    if (len == 0 && control)
+        len = cp_relay_control_refusal(answer, sizeof(answer),
+                                       "the door has too many requests at once; try again");
+    else if (len == 0)
+        len = cp_relay_refusal(answer, sizeof(answer), 503,
+                               "the door has too many connections at once; try again");
     cp_turnaway_add(&d->turned, fd, answer, len);
     return false;
 }
