@@ -56,6 +56,16 @@ static int diag_ask(int nl, const struct sockaddr_in *own, const struct sockaddr
                : -1;
 }
 
+/* A record's address is a's: IPv4, or IPv4-mapped in a dual-stack socket's IPv6 record. */
+static bool diag_addr_is(const struct inet_diag_msg *m, const __be32 addr[4],
+                         const struct sockaddr_in *a)
+{
+    if (m->idiag_family == AF_INET)
+        return addr[0] == a->sin_addr.s_addr;
+    return m->idiag_family == AF_INET6 && addr[0] == 0 && addr[1] == 0 &&
+           addr[2] == htonl(0xffff) && addr[3] == a->sin_addr.s_addr;
+}
+
 /* The one answer: the socket's record (its ends checked again), or the kernel's error. */
 static int diag_read(int nl, const struct sockaddr_in *own, const struct sockaddr_in *far,
                      uid_t *out)
@@ -78,7 +88,8 @@ static int diag_read(int nl, const struct sockaddr_in *own, const struct sockadd
             h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
             continue;
         const struct inet_diag_msg *m = NLMSG_DATA(h);
-        if (m->id.idiag_sport == own->sin_port && m->id.idiag_dport == far->sin_port) {
+        if (m->id.idiag_sport == own->sin_port && m->id.idiag_dport == far->sin_port &&
+            diag_addr_is(m, m->id.idiag_src, own) && diag_addr_is(m, m->id.idiag_dst, far)) {
             *out = (uid_t)m->idiag_uid;
             return 0;
         }
