@@ -260,8 +260,15 @@ static int attach_and_start(struct cp_engine *e, const char *id, bool interactiv
     if (cp_stream_hijack(e, "POST", path, NULL, fd_out, early, err) < 0)
         return cp_error_wrap(err, "attaching to the box");
     cp_debug("attached");
-    if (cp_box_start(e, id, err) < 0)
+    if (cp_box_start(e, id, err) < 0) {
+        /* The engine mounts the layer as the box starts: a folder on a file system an overlay
+         * cannot stack on fails here. */
+        if (strstr((*err)->msg, "overlay") != NULL || strstr((*err)->msg, "mount") != NULL)
+            cp_error_hint(err, "The box's copy-on-write layer over the work folder could not be "
+                               "mounted; --unsealed binds the folder directly, without the "
+                               "landing gate.");
         return cp_error_wrap(err, "starting the box");
+    }
     cp_debug("started");
     return 0;
 }
