@@ -10,7 +10,8 @@ libconch_la_SOURCES += \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
 	places/egress/upstream.c places/egress/upstream.h \
-	places/egress/verdict.c places/egress/verdict.h
+	places/egress/verdict.c places/egress/verdict.h \
+	places/egress/watch.c places/egress/watch.h
 
 # The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
 TESTS += tests/egress/proxy.test
@@ -21,7 +22,8 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
+	tests/unit/test_egress_watch
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -37,8 +39,12 @@ tests_unit_test_egress_hello_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_upstream_SOURCES = tests/unit/test_egress_upstream.c
 tests_unit_test_egress_upstream_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_upstream_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_watch_SOURCES = tests/unit/test_egress_watch.c
+tests_unit_test_egress_watch_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_watch_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
+	tests/unit/test_egress_watch
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, and the
