@@ -47,11 +47,15 @@ TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_watch
 endif
 
-# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, and the
-# addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
+# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
+# of a tunnel's handshake both ways, and the addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
 # replayed.
 if ENABLE_FUZZERS
-noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello
+noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
+	tests/fuzz/fuzz_proxy_watch
+tests_fuzz_fuzz_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c
+tests_fuzz_fuzz_proxy_watch_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c
 tests_fuzz_fuzz_proxy_hello_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
@@ -64,7 +68,11 @@ tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
-	tests/fuzz/replay_proxy_hello
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch
+tests_fuzz_replay_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_watch_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_watch\"
+tests_fuzz_replay_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_hello_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_hello\"
@@ -77,5 +85,6 @@ tests_fuzz_replay_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c tests/fuzz/r
 tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
-TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello
+TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
+	tests/fuzz/replay_proxy_watch
 EXTRA_DIST += bench/egress-proxy
