@@ -16,7 +16,7 @@
 #define REC_CHANGE_CIPHER_SPEC 20
 #define REC_APPLICATION_DATA   23
 #define REC_HANDSHAKE          22
-#define PLAINTEXT_MAX          16384        /* RFC 8446 5.1, RFC 5246 6.2.1 */
+#define PLAINTEXT_MAX          16384          /* RFC 8446 5.1, RFC 5246 6.2.1 */
 #define CIPHERTEXT_MAX         (16384 + 2048) /* RFC 5246 6.2.3, above TLS 1.3's */
 #define HS_SERVER_HELLO        2
 #define HELLO_RANDOM_END       38 /* type, length, legacy_version, random */
@@ -108,9 +108,8 @@ static enum cp_egress_reason client_bytes(struct cp_tls_watch *w, const uint8_t 
     for (size_t off = 0, used = 0; off < len && !w->done; off += used) {
         enum frame_event ev = frame_step(f, data + off, len - off, &used);
         bool handshake = f->head[0] == REC_HANDSHAKE;
-        if (ev == FRAME_HEAD &&
-            (!head_ok(f, handshake ? PLAINTEXT_MAX : CIPHERTEXT_MAX) ||
-             (handshake && f->body_left == 0)))
+        if (ev == FRAME_HEAD && (!head_ok(f, handshake ? PLAINTEXT_MAX : CIPHERTEXT_MAX) ||
+                                 (handshake && f->body_left == 0)))
             return CP_EGRESS_NOT_TLS;
         /* A message may span records, but no other record may come between (RFC 8446 5.1). */
         if (ev == FRAME_HEAD && !handshake && w->hs_len > 0)
@@ -151,8 +150,8 @@ static void server_handshake(struct cp_tls_watch *w, const uint8_t *p, size_t n)
         }
         p += k;
         n -= k;
-        if (w->msg_len >= 4 && (w->msg[0] != HS_SERVER_HELLO ||
-                                len24(w->msg + 1) < HELLO_RANDOM_END - 4)) {
+        if (w->msg_len >= 4 &&
+            (w->msg[0] != HS_SERVER_HELLO || len24(w->msg + 1) < HELLO_RANDOM_END - 4)) {
             w->lost = true; /* a server's first message is its ServerHello */
             return;
         }

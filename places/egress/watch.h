@@ -36,9 +36,9 @@ struct cp_tls_watch {
     size_t hs_len;
     uint8_t msg[38]; /* the start of the server's current handshake message */
     size_t msg_len, msg_skip;
-    unsigned retries;             /* HelloRetryRequests seen */
+    unsigned retries;              /* HelloRetryRequests seen */
     enum cp_egress_reason refused; /* CP_EGRESS_ALLOWED until the client's bytes are refused */
-    bool done; /* the server's ServerHello went by: nothing more to watch */
+    bool done;                     /* the server's ServerHello went by: nothing more to watch */
     bool lost; /* the server's stream is not TLS as we know it: watched to the end */
 };
 

@@ -271,8 +271,10 @@ static void test_egress_watch__early_data_and_ccs__pass(void **state)
     char sni[256];
     hello_record(&flight, HOST);
     ccs(&flight);
-    put(&flight, "\x17\x03\x03\x00\x04"
-        "abcd", 9);
+    put(&flight,
+        "\x17\x03\x03\x00\x04"
+        "abcd",
+        9);
     assert_int_equal(client(&w, &flight, sni), CP_EGRESS_ALLOWED);
     cp_tls_watch_dispose(&w);
 }
@@ -281,7 +283,8 @@ static void test_egress_watch__early_data_and_ccs__pass(void **state)
  * judged for the life of the tunnel. */
 static void test_egress_watch__server_not_tls__watched_to_the_end(void **state)
 {
-    const char *const streams[] = {"HTTP/1.1 200 OK\r\n\r\n", "\x16\x03\x03\x00\x05\x0b\x00\x00\x01\x00"};
+    const char *const streams[] = {"HTTP/1.1 200 OK\r\n\r\n",
+                                   "\x16\x03\x03\x00\x05\x0b\x00\x00\x01\x00"};
     const size_t lens[] = {19, 10};
     for (size_t i = 0; i < 2; i++) {
         struct cp_tls_watch w = {0};
