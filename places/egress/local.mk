@@ -23,7 +23,7 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -42,9 +42,12 @@ tests_unit_test_egress_upstream_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_watch_SOURCES = tests/unit/test_egress_watch.c
 tests_unit_test_egress_watch_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_watch_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_resolver_SOURCES = tests/unit/test_egress_resolver.c
+tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
