@@ -74,18 +74,19 @@ int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_
     return 0;
 }
 
-/* Another sweep under way will do: a second would only list the same boxes again. */
+/* Another sweep under way will do: a second would only list the same boxes again. The lock is
+ * the person's (boxes are the engine's, whichever CONCH_HOME made them). -2: one is under way;
+ * -1: no lock to be had, so this one sweeps unlocked. */
 static int lock_sweep(void)
 {
-    cleanup_free char *dir = NULL;
-    cleanup_error cp_error_t err = NULL;
-    if (cp_workplaces_dir(&dir, &err) < 0)
+    cleanup_free char *dir = cp_person_dir();
+    if (dir == NULL)
         return -1;
     cleanup_free char *path = xasprintf("%s/sweep.lock", dir);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
         close(fd);
-        return -1;
+        return -2;
     }
     return fd;
 }
@@ -93,7 +94,7 @@ static int lock_sweep(void)
 static void sweep_now(void)
 {
     cleanup_close int lock = lock_sweep();
-    if (lock < 0)
+    if (lock == -2)
         return;
     cleanup_engines struct cp_engine **engines = NULL;
     cleanup_error cp_error_t err = NULL;
