@@ -129,11 +129,13 @@ static int tick(struct stream *s, char ***outs, size_t *nouts, int *status, cp_e
                                                              s->pending_part, s->pending_part)
                                                  : xstrdup("");
     cp_buf_append(&s->fetched, "", 1);
+    /* The folder is made here too: a first tick may come before the command's script made it,
+     * and an end marked nowhere left the command's input open for ever (-i </dev/null hung). */
     cleanup_free char *cmd = xasprintf(
-        "cd %s 2>/dev/null || exit 0; %s%srm -f %s; for f in *; do case $f in out.* | in.[0-9]*) "
-        "case $f in *.part) ;; *) echo \"$f\" ;; esac ;; esac; done; [ -f status ] && echo "
-        "\"status $(cat status)\"; exit 0",
-        qio, mv, end_now ? ": >in.end; " : "", s->fetched.data ? s->fetched.data : "");
+        "mkdir -p %s 2>/dev/null; cd %s 2>/dev/null || exit 0; %s%srm -f %s; for f in *; do case "
+        "$f in out.* | in.[0-9]*) case $f in *.part) ;; *) echo \"$f\" ;; esac ;; esac; done; "
+        "[ -f status ] && echo \"status $(cat status)\"; exit 0",
+        qio, qio, mv, end_now ? ": >in.end; " : "", s->fetched.data ? s->fetched.data : "");
     int st = 0;
     cleanup_free char *res = NULL;
     if (cp_toolbox_execute(s->tb, cmd, 60, &st, &res, err) < 0)

@@ -258,6 +258,12 @@ static int cloud_prepare(const struct cp_run_request *req, void **state_out, cp_
     return 0;
 }
 
+/* The mirror's lines are conch-place's own words, as at ssh: no "mirror: " before them. */
+static void say_line(void *ctx, const char *line)
+{
+    cp_say("%s", line);
+}
+
 static int cloud_run(void *state, const struct cp_run_request *req, int *status_out,
                      cp_error_t *err)
 {
@@ -269,6 +275,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
                                      .argv = req->argv,
                                      .interactive = req->interactive,
                                      .stop_fd = -1,
+                                     .say = say_line,
                                      .config = req->config};
     return cp_remote_run(&cloud_ops, s, &a, status_out, err);
 }

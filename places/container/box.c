@@ -84,13 +84,8 @@ static bool pid_alive(long pid, const char *start)
     return now != NULL && start != NULL && strcmp(now, start) == 0;
 }
 
-bool cp_box_owner_alive(const char *name, json_object *labels)
+bool cp_box_name_alive(const char *name)
 {
-    const char *host = cp_json_str(labels, "conch.owner.host");
-    cleanup_free char *me = hostname();
-    /* Another host's box is never ours to judge. */
-    if (host == NULL || strcmp(host, me) != 0)
-        return true;
     if (name != NULL && name[0] == '/')
         name++;
     long pid = 0;
@@ -98,6 +93,16 @@ bool cp_box_owner_alive(const char *name, json_object *labels)
     if (name == NULL || sscanf(name, "conch-%ld-%31[0-9]-", &pid, start) != 2 || pid <= 0)
         return false;
     return pid_alive(pid, start);
+}
+
+bool cp_box_owner_alive(const char *name, json_object *labels)
+{
+    const char *host = cp_json_str(labels, "conch.owner.host");
+    cleanup_free char *me = hostname();
+    /* Another host's box is never ours to judge. */
+    if (host == NULL || strcmp(host, me) != 0)
+        return true;
+    return cp_box_name_alive(name);
 }
 
 int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,

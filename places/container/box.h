@@ -26,6 +26,9 @@ int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err);
 /* Whether the box's owner is still alive: the run named in the box's name
  * (conch-PID-START-RANDOM), on the host its labels name. */
 bool cp_box_owner_alive(const char *name, json_object *labels);
+/* Whether the run a box's name names (conch-PID-START-...) is alive on this computer; a name
+ * that names no run is not. */
+bool cp_box_name_alive(const char *name);
 
 /* A name that says which run owns the box: conch-PID-START-RANDOM. The caller frees it. */
 char *cp_box_name(void);

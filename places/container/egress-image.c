@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "places/container/egress-image.h"
@@ -13,6 +14,7 @@
 #include "places/container/rootfs.h"
 #include "places/egress/auth.h"
 #include "src/base/digest.h"
+#include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
@@ -34,6 +36,98 @@ int cp_egress_image_name(char **out, cp_error_t *err)
     return 0;
 }
 
+#define IMAGE_LABEL        "conch.egress.image"
+#define OTHER_BINARY_GRACE 3600
+static const char *const entrypoint[] = {"/conch-place", "egress-proxy", NULL};
+
+static bool is_egress_repo(const char *tag)
+{
+    const char *colon = tag != NULL ? strrchr(tag, ':') : NULL;
+    size_t n = colon != NULL ? (size_t)(colon - tag) : 0;
+    static const char *const prefixes[] = {"", "localhost/", "docker.io/"}; /* Podman's names */
+    for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
+        size_t p = strlen(prefixes[i]);
+        if (n == p + strlen(CP_IMAGE_EGRESS_REPO) && strncmp(tag, prefixes[i], p) == 0 &&
+            strncmp(tag + p, CP_IMAGE_EGRESS_REPO, n - p) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Images made before the label (or whose tag went to a newer one) are told by their
+ * entrypoint, this binary's proxy. */
+static bool runs_the_proxy(struct cp_engine *e, const char *id)
+{
+    cleanup_free char *path = xasprintf("/images/%s/json", id);
+    cleanup_json json_object *img = NULL;
+    cleanup_error cp_error_t err = NULL;
+    json_object *config = NULL, *ep = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &img, &err) < 0 ||
+        !json_object_object_get_ex(img, "Config", &config) ||
+        !json_object_object_get_ex(config, "Entrypoint", &ep) ||
+        !json_object_is_type(ep, json_type_array) || json_object_array_length(ep) != 2)
+        return false;
+    for (size_t i = 0; i < 2; i++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(ep, i)), entrypoint[i]) != 0)
+            return false;
+    return true;
+}
+
+static bool untagged(json_object *tags)
+{
+    size_t n = json_object_is_type(tags, json_type_array) ? json_object_array_length(tags) : 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(tags, i)), "<none>:<none>") !=
+            0)
+            return false;
+    return true;
+}
+
+/* An egress image other than the one just made: untagged (the same name made again), told by
+ * our label or its entrypoint; or tagged for another binary an hour or more ago. A younger one
+ * may be another conch-place's, built for runs going on now beside ours. */
+static bool old_egress(struct cp_engine *e, json_object *img, const char *keep_id)
+{
+    const char *id = cp_json_str(img, "Id");
+    json_object *tags = NULL, *labels = NULL;
+    json_object_object_get_ex(img, "RepoTags", &tags);
+    json_object_object_get_ex(img, "Labels", &labels);
+    if (id == NULL || strcmp(id, keep_id) == 0)
+        return false;
+    if (untagged(tags))
+        return cp_json_str(labels, IMAGE_LABEL) != NULL || runs_the_proxy(e, id);
+    if ((int64_t)time(NULL) - cp_json_int(img, "Created", 0) < OTHER_BINARY_GRACE)
+        return false;
+    for (size_t i = 0; i < json_object_array_length(tags); i++)
+        if (is_egress_repo(json_object_get_string(json_object_array_get_idx(tags, i))))
+            return true;
+    return false;
+}
+
+/* Each egress image of an older binary goes when a new one is made (one test run left five of
+ * 60 MB behind). The engine keeps one a container still uses (409): an older binary's sidecar
+ * goes on. */
+static void remove_old(struct cp_engine *e, const char *keep)
+{
+    cleanup_free char *keep_id = NULL;
+    cleanup_json json_object *list = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_image_present(e, keep, &keep_id, &err) != 1 ||
+        cp_engine_call(e, "GET", "/images/json", NULL, &list, &err) < 0)
+        return;
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        json_object *img = json_object_array_get_idx(list, i);
+        if (!old_egress(e, img, keep_id))
+            continue;
+        cleanup_free char *path = xasprintf("/images/%s", cp_json_str(img, "Id"));
+        long status = 0;
+        cleanup_error cp_error_t rm = NULL;
+        if (cp_engine_call_status(e, "DELETE", path, NULL, &status, NULL, &rm) == 0)
+            cp_debug("old egress image %.19s: HTTP %ld", cp_json_str(img, "Id"), status);
+    }
+}
+
 int cp_egress_image_build(struct cp_engine *e, char **name_out, cp_error_t *err)
 {
     cleanup_free char *name = NULL, *binary = cp_self_path();
@@ -42,9 +136,10 @@ int cp_egress_image_build(struct cp_engine *e, char **name_out, cp_error_t *err)
     if (binary == NULL)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot find this binary to copy");
     static const char *const changes[] = {"ENTRYPOINT [\"/conch-place\", \"egress-proxy\"]",
-                                          "USER 65534:65534", NULL};
+                                          "USER 65534:65534", "LABEL " IMAGE_LABEL "=1", NULL};
     if (cp_rootfs_image(e, "egress-rootfs.sh", name, changes, binary, err) < 0)
         return cp_error_wrap(err, "while making the egress image");
+    remove_old(e, name);
     *name_out = steal_pointer(&name);
     return 0;
 }

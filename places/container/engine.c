@@ -100,8 +100,18 @@ int cp_engine_open(const char *socket, struct cp_engine **out, cp_error_t *err)
     return 0;
 }
 
-static int judge(long status, const char *method, const char *path, const struct cp_http_resp *resp,
-                 cp_error_t *err)
+/* A Podman service whose pipe to one of its helpers broke answers every call with 500 "broken
+ * pipe" until it is restarted: only the restart helps, so the words say so. */
+static bool broken_service(const struct cp_engine *e, long status, json_object *reply)
+{
+    const char *msg = cp_json_str(reply, "message"), *cause = cp_json_str(reply, "cause");
+    return strcmp(e->kind, "podman") == 0 && status == 500 &&
+           ((msg != NULL && strstr(msg, "broken pipe") != NULL) ||
+            (cause != NULL && strstr(cause, "broken pipe") != NULL));
+}
+
+static int judge(const struct cp_engine *e, long status, const char *method, const char *path,
+                 const struct cp_http_resp *resp, cp_error_t *err)
 {
     if (status >= 200 && status < 300)
         return 0;
@@ -111,8 +121,16 @@ static int judge(long status, const char *method, const char *path, const struct
         0)
         msg = cp_json_str(j, "message");
     int code = status == 404 ? CP_ERR_NOT_FOUND : CP_ERR_FAILED;
-    return cp_error_make(err, code, 0, "the engine refused %s %s (HTTP %ld): %s", method, path,
-                         status, msg ? msg : "no reason given");
+    cp_error_make(err, code, 0, "the engine refused %s %s (HTTP %ld): %s", method, path, status,
+                  msg ? msg : "no reason given");
+    if (broken_service(e, status, j))
+        cp_error_hint(err,
+                      "The Podman service on %s is broken; restart the Podman service "
+                      "('systemctl restart podman.socket podman.service', with --user for "
+                      "rootless Podman, or stop 'podman system service' and start it again), "
+                      "then run the command again.",
+                      e->socket);
+    return code;
 }
 
 static int perform(struct cp_engine *e, const char *method, const char *path, json_object *body,
@@ -143,8 +161,14 @@ int cp_engine_call_status(struct cp_engine *e, const char *method, const char *p
         return cp_error_code(err);
     *status_out = resp.status;
     /* Not JSON (plain-text errors) leaves *reply_out NULL: the status says enough. */
-    if (reply_out != NULL && resp.body.len > 0)
-        (void)cp_json_parse(resp.body.data, resp.body.len, path, reply_out, NULL);
+    cleanup_json json_object *reply = NULL;
+    if (resp.body.len > 0)
+        (void)cp_json_parse(resp.body.data, resp.body.len, path, &reply, NULL);
+    /* No caller can branch its way past a broken service. */
+    if (broken_service(e, resp.status, reply))
+        return judge(e, resp.status, method, path, &resp, err);
+    if (reply_out != NULL)
+        *reply_out = steal_pointer(&reply);
     return 0;
 }
 
@@ -153,7 +177,7 @@ int cp_engine_call(struct cp_engine *e, const char *method, const char *path, js
 {
     cleanup_http_resp struct cp_http_resp resp = {0};
     if (perform(e, method, path, body, &resp, err) < 0 ||
-        judge(resp.status, method, path, &resp, err) < 0)
+        judge(e, resp.status, method, path, &resp, err) < 0)
         return cp_error_code(err);
     if (reply_out != NULL && resp.body.len > 0 &&
         cp_json_parse(resp.body.data, resp.body.len, path, reply_out, err) < 0)
@@ -196,7 +220,7 @@ int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_
     cleanup_http_resp struct cp_http_resp resp = {0};
     if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
         return cp_error_wrap(err, "engine on %s", e->socket);
-    if (judge(resp.status, "POST", path, &resp, err) < 0)
+    if (judge(e, resp.status, "POST", path, &resp, err) < 0)
         return cp_error_code(err);
     return scan_stream_errors(&resp.body, err);
 }

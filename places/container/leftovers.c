@@ -1,20 +1,45 @@
 /* The sweep: list our labelled boxes, remove those whose owner died. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "places/container/box.h"
 #include "places/container/leftovers.h"
+#include "places/container/protect.h"
 #include "places/container/warm.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
-static bool is_leftover(const char *name, json_object *labels, bool all_warm)
+/* A warm box is made, then started: one still only made after this long never will be. */
+#define WARM_START_SECS 60
+
+/* An unclaimed warm box that left by itself (its waiter timed out) or was never started. On
+ * Docker it removes itself as it leaves; Podman's cannot (warm.c's cp_warm_spec). */
+static bool warm_gone(json_object *c)
 {
-    /* Unclaimed warm boxes outlive their maker by design and leave by themselves. */
+    const char *state = cp_json_str(c, "State");
+    if (state == NULL || strcmp(state, "running") == 0 || strcmp(state, "paused") == 0 ||
+        strcmp(state, "restarting") == 0 || strcmp(state, "removing") == 0)
+        return false;
+    if (strcmp(state, "created") == 0)
+        return (int64_t)time(NULL) - cp_json_int(c, "Created", 0) > WARM_START_SECS;
+    return true;
+}
+
+static bool is_leftover(const char *name, json_object *c, json_object *labels, bool all_warm)
+{
+    /* Unclaimed warm boxes outlive their maker by design; they go once they have left. */
     if (cp_warm_unclaimed(name))
-        return all_warm;
+        return all_warm || warm_gone(c);
     /* `clean` also takes a box that names no owner at all: nobody can ever claim it. */
     if (all_warm && cp_json_str(labels, "conch.owner.host") == NULL)
         return true;
@@ -36,7 +61,7 @@ int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_
         json_object_object_get_ex(c, "Labels", &labels);
         json_object_object_get_ex(c, "Names", &names);
         const char *name = json_object_get_string(json_object_array_get_idx(names, 0));
-        if (id == NULL || !is_leftover(name, labels, all_warm))
+        if (id == NULL || !is_leftover(name, c, labels, all_warm))
             continue;
         cleanup_error cp_error_t rerr = NULL;
         if (cp_box_remove(e, id, &rerr) == 0) {
@@ -47,4 +72,63 @@ int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_
     if (removed_out != NULL)
         *removed_out = removed;
     return 0;
+}
+
+/* Another sweep under way will do: a second would only list the same boxes again. The lock is
+ * the person's (boxes are the engine's, whichever CONCH_HOME made them). -2: one is under way;
+ * -1: no lock to be had, so this one sweeps unlocked. */
+static int lock_sweep(void)
+{
+    cleanup_free char *dir = cp_person_dir();
+    if (dir == NULL)
+        return -1;
+    cleanup_free char *path = xasprintf("%s/sweep.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        close(fd);
+        return -2;
+    }
+    return fd;
+}
+
+static void sweep_now(void)
+{
+    cleanup_close int lock = lock_sweep();
+    if (lock == -2)
+        return;
+    cleanup_engines struct cp_engine **engines = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_engine_connect_all("auto", &engines, &err) == 0)
+        for (size_t i = 0; engines[i] != NULL; i++) {
+            cleanup_error cp_error_t one = NULL;
+            (void)cp_leftovers_sweep(engines[i], false, NULL, &one);
+        }
+    cleanup_error cp_error_t copies = NULL;
+    (void)cp_protect_sweep_copies(NULL, &copies);
+}
+
+/* Double fork: the grandchild belongs to nobody's terminal, holds none of the run's output
+ * open, and outlives the run. */
+void cp_leftovers_sweep_behind(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return;
+    if (pid > 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        return;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    sweep_now();
+    _exit(0);
 }

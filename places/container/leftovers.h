@@ -6,8 +6,14 @@
 
 #include "places/container/engine.h"
 
-/* Removes conch boxes whose owner process is gone; with all_warm, warm boxes too.
- * *removed_out (may be NULL) counts them. A live run's box is never touched. */
+/* Removes conch boxes whose owner process is gone, and unclaimed warm boxes that have left
+ * (or never started); with all_warm, every unclaimed warm box. *removed_out (may be NULL)
+ * counts them. A live run's box is never touched. */
 int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_error_t *err);
+
+/* In a detached process, so that no run waits for it: the sweep above on every engine that
+ * answers (a crash may have used either), then the keyless copies whose run is gone. One such
+ * sweep at a time per person; returns at once. */
+void cp_leftovers_sweep_behind(void);
 
 #endif

@@ -211,9 +211,6 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (choose_user(s, err) < 0)
         return cp_error_code(err);
     cp_container_report_engine(s->engine, s->image, s->image_id, req->sealed);
-    cleanup_error cp_error_t sweep_err = NULL;
-    if (cp_leftovers_sweep(s->engine, false, NULL, &sweep_err) < 0)
-        cp_debug("%s", sweep_err->msg);
     cleanup_error cp_error_t npm_err = NULL; /* not known: left off, and `hosts` says why */
     if (req->sealed && cp_npm_default_learn(s->engine, s->image_id, &npm_err) < 0)
         cp_debug("%s", npm_err->msg);
@@ -479,6 +476,8 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
 static void container_release(void *state)
 {
     state_free(state);
+    /* What crashed runs left, on every engine, swept once this run's output is out. */
+    cp_leftovers_sweep_behind();
 }
 
 /* `clean` drops held runs nobody landed or discarded within this. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "places/container/box.h"
 #include "places/container/keyless.h"
 #include "places/container/protect.h"
 #include "src/base/json.h"
@@ -19,6 +20,7 @@
 #define SCAN_MAX_ENTRIES 500000
 #define SCAN_MAX_DEPTH   64
 #define COPY_MAX         (1024 * 1024) /* a larger settings file is covered, not copied */
+#define KEYLESS_PREFIX   "keyless-"
 
 /* Never entered: they are large, and a dependency's own test keys are not the person's. A
  * .git found in one is not made read-only either (DESIGN.md's limit, README "Sealed"). */
@@ -200,7 +202,7 @@ int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *
     cleanup_free char *home = NULL;
     if (cp_workplaces_dir(&home, err) < 0)
         return cp_error_code(err);
-    p->copy_dir = xasprintf("%s/keyless-%s", home, box);
+    p->copy_dir = xasprintf("%s/" KEYLESS_PREFIX "%s", home, box);
     if (mkdir(p->copy_dir, 0700) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", p->copy_dir);
     size_t nfiles = cp_strv_len(p->files), ncopies = 0, nsettings = 0;
@@ -238,4 +240,47 @@ void cp_protected_dispose(struct cp_protected *p)
     cp_strv_free(p->copies);
     free(p->copy_dir);
     *p = (struct cp_protected){0};
+}
+
+/* A copy folder holds only the copies (files): each goes, then the folder. Nothing in it is
+ * followed. */
+static bool remove_copy_dir(int parent, const char *name)
+{
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    cleanup_dir DIR *d = fdopendir(fd);
+    if (d == NULL) {
+        close(fd);
+        return false;
+    }
+    for (struct dirent *de; (de = readdir(d)) != NULL;)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            (void)unlinkat(dirfd(d), de->d_name, 0);
+    return unlinkat(parent, name, AT_REMOVEDIR) == 0;
+}
+
+int cp_protect_sweep_copies(int *removed_out, cp_error_t *err)
+{
+    cleanup_free char *conch = NULL;
+    if (cp_conch_home(0, &conch, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *home = xasprintf("%s/workplaces", conch); /* looked at, never made */
+    cleanup_dir DIR *d = opendir(home);
+    if (d == NULL && errno == ENOENT)
+        return 0;
+    if (d == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read %s", home);
+    int removed = 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        const char *box = de->d_name + strlen(KEYLESS_PREFIX);
+        if (strncmp(de->d_name, KEYLESS_PREFIX, strlen(KEYLESS_PREFIX)) != 0 ||
+            cp_box_name_alive(box))
+            continue;
+        if (remove_copy_dir(dirfd(d), de->d_name))
+            removed++;
+    }
+    if (removed_out != NULL)
+        *removed_out = removed;
+    return 0;
 }

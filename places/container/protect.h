@@ -27,6 +27,9 @@ int cp_protect_scan(const char *workdir, const char *const *patterns, struct cp_
  * instead. */
 int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *err);
 
+/* Removes the copy folders whose run is gone (a kill -9 leaves its own behind). */
+int cp_protect_sweep_copies(int *removed_out, cp_error_t *err);
+
 /* Frees p, removing the copies it made. */
 void cp_protected_dispose(struct cp_protected *p);
 #define cleanup_protected __attribute__((cleanup(cp_protected_dispose)))

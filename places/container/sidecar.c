@@ -530,11 +530,13 @@ static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *
 
 /* A folder's network and sidecar are made by one run at a time: the engine's CheckDuplicate is
  * no compare-and-swap, and Docker made four networks of one name for four first runs at once
- * (the relay's 50 tickets), after which every run met "network ... is ambiguous". */
+ * (the relay's 50 tickets), after which every run met "network ... is ambiguous". The lock is
+ * the person's, not the CONCH_HOME's: networks are the engine's, and two CONCH_HOMEs that each
+ * held a lock of their own made twin networks for one folder just the same. */
 static int lock_seal(const char *name, cp_error_t *err)
 {
-    cleanup_free char *dir = NULL;
-    if (cp_workplaces_dir(&dir, err) < 0)
+    cleanup_free char *dir = cp_person_dir();
+    if (dir == NULL && cp_workplaces_dir(&dir, err) < 0)
         return cp_error_code(err);
     cleanup_free char *path = xasprintf("%s/%s.lock", dir, name);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

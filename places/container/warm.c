@@ -98,6 +98,12 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     json_object_object_add(j, "OpenStdin", json_object_new_boolean(1));
     json_object_object_add(j, "StdinOnce", json_object_new_boolean(stdin_exec));
     json_object_object_add(j, "AttachStdin", json_object_new_boolean(stdin_exec));
+    /* A box woken through the exec API removes itself when it leaves (the command's status is
+     * the exec's). A stdin-exec box's exit status is the command's, which removal would lose
+     * (Podman 4.3: gone within 300 ms of the exit): the runs' sweep takes it once it left. */
+    json_object *host = NULL;
+    if (!stdin_exec && json_object_object_get_ex(j, "HostConfig", &host))
+        json_object_object_add(host, "AutoRemove", json_object_new_boolean(1));
     return j;
 }
 

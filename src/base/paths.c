@@ -61,6 +61,21 @@ int cp_workplaces_dir(char **out, cp_error_t *err)
     return 0;
 }
 
+char *cp_person_dir(void)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    char *dir = xdg != NULL && xdg[0] == '/'
+                    ? xasprintf("%s/conch-place", xdg)
+                    : xasprintf("/tmp/conch-place-%u", (unsigned)geteuid());
+    struct stat st;
+    if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
 int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
                          cp_error_t *err)
 {

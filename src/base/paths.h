@@ -10,6 +10,10 @@ int cp_home_dir(char **out, cp_error_t *err);
 int cp_conch_home(int create, char **out, cp_error_t *err);
 /* $CONCH_HOME/workplaces (derived state: manifests, locks), made (0700) if absent. */
 int cp_workplaces_dir(char **out, cp_error_t *err);
+/* The person's folder for what every CONCH_HOME of theirs must share (locks on an engine's
+ * things): $XDG_RUNTIME_DIR/conch-place, else /tmp/conch-place-UID; made 0700 and checked to
+ * be theirs and closed to others. NULL when it cannot be had; the caller frees it. */
+char *cp_person_dir(void);
 /* Writes data to path through a temporary file and a rename, with the given mode. */
 int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode,
                          cp_error_t *err);

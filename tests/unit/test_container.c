@@ -236,8 +236,16 @@ static void test_warm_spec__waiter__same_seal_and_labelled(void **state)
                             .cpus = 2};
     cleanup_json json_object *fresh = cp_box_spec_json(&a);
     cleanup_json json_object *warm = cp_warm_spec(&a, "KEY");
+    /* The same seal; a box woken through the exec API (Docker) removes itself as it leaves. */
+    assert_true(json_object_get_boolean(get(get(warm, "HostConfig"), "AutoRemove")));
+    json_object_object_del(get(warm, "HostConfig"), "AutoRemove");
+    json_object_object_del(get(fresh, "HostConfig"), "AutoRemove");
     assert_string_equal(json_object_to_json_string(get(fresh, "HostConfig")),
                         json_object_to_json_string(get(warm, "HostConfig")));
+    /* A stdin-exec box (Podman) does not: its exit status is the command's. */
+    a.podman = true;
+    cleanup_json json_object *podman = cp_warm_spec(&a, "KEY");
+    assert_false(json_object_get_boolean(get(get(podman, "HostConfig"), "AutoRemove")));
     assert_string_equal(cp_json_str(get(warm, "Labels"), "conch.key"), "KEY");
     assert_string_equal(cp_json_str(get(warm, "Labels"), "conch.warm"), "1");
     assert_true(json_object_get_boolean(get(warm, "OpenStdin")));
