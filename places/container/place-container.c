@@ -396,6 +396,7 @@ static void land_layer(struct container_state *s, const struct cp_run_request *r
 {
     if (!s->gated || s->layer.dir == NULL)
         return;
+    cp_run_report_stage("command"); /* the landing's time is its own */
     cleanup_error cp_error_t err = NULL;
     if (req->hold) {
         if (cp_held_set_state(&s->layer, "held", &err) < 0)
