@@ -473,9 +473,16 @@ fi
     fail "a command ran despite a place failure"
 
 # ---- hostile tar and find on the far side: nothing unsafe lands ----
+# The command's status is its own (0), and each hostile entry is named as refused: the archive
+# was read, not lost on the way (a run that never got it would land nothing too).
 rc=$(run hostile -- sh -c 'echo fine >made.txt')
+[ "$rc" = 0 ] && grep -qF 'refused from the far side: ../escape.txt (not asked for)' "$T/err" &&
+    grep -qF 'refused from the far side: .git/hooks/pre-commit (not asked for)' "$T/err" &&
+    grep -qF 'refused from the far side: made.txt (a symbolic link)' "$T/err" &&
+    ok "hostile far tar: the run's status, and every hostile entry received and refused" ||
+    fail "hostile tar: rc=$rc $(cat "$T/err")"
 [ ! -e "$T/escape.txt" ] && [ ! -e "$W/../escape.txt" ] && [ ! -e "$W/.git/hooks/pre-commit" ] &&
-    [ ! -L "$W/made.txt" ] && ok "hostile far tar: no climb out, no hook, no link (rc=$rc)" ||
+    [ ! -e "$W/made.txt" ] && [ ! -L "$W/made.txt" ] && ok "hostile far tar: no climb out, no hook, no link" ||
     fail "hostile tar landed something: $(ls -la "$W" "$T")"
 
 # ---- the far disk full during a push: 125 with the words, nothing lost here ----
