@@ -355,6 +355,38 @@ static void test_delete__failed_pull__no_deletion_applied(void **state)
     assert_int_equal(rep.deleted_here, 0);
 }
 
+/* Issue 20: the far pack sends a whole, well-formed archive of what was asked, then exits
+ * non-zero (a tar that warned, a disk error after the last block): its status is the word on
+ * whether the archive can be trusted, so nothing lands and nothing is deleted. */
+static void test_pull__whole_archive_then_far_failure__nothing_lands(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    put_file(S.work, "b.txt", "b");
+    assert_int_equal(push(&rep), 0);
+    cleanup_free char *b = xasprintf("%s/b.txt", far);
+    unlink(b);
+    put_file(far, "a.txt", "a changed");
+    put_file(far, "new.txt", "new there");
+    cleanup_free char *script = xasprintf("(\n%s\n) || exit 9\nexit 3\n", cp_far_pack_script);
+    T.replace_pack = script;
+    assert_int_not_equal(pull(&rep), 0);
+    assert_said("status 3");
+    cleanup_free char *a = get_file(S.work, "a.txt");
+    assert_string_equal(a, "a");
+    assert_false(exists_nofollow(S.work, "new.txt"));
+    assert_true(exists_nofollow(S.work, "b.txt"));
+    assert_int_equal(rep.landed, 0);
+    assert_int_equal(rep.deleted_here, 0);
+    /* The same wrapped pack with a zero status lands it all: the archive itself was whole. */
+    cleanup_free char *fine = xasprintf("(\n%s\n) || exit 9\nexit 0\n", cp_far_pack_script);
+    T.replace_pack = fine;
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.landed, 2);
+    cleanup_free char *a2 = get_file(S.work, "a.txt");
+    assert_string_equal(a2, "a changed");
+}
+
 /* Part B 44 (the "everything" list) */
 static void test_delete__far_deleted_everything__nothing_deleted_here(void **state)
 {
@@ -911,6 +943,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sync__changed_both_sides__local_kept_far_beside, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_delete__changed_here_meanwhile__kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pull__whole_archive_then_far_failure__nothing_lands,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete__failed_pull__no_deletion_applied, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_delete__far_deleted_everything__nothing_deleted_here,
