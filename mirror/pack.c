@@ -134,6 +134,7 @@ static int pack_keyless(struct archive *a, int fd, const struct cp_entry *e, boo
     if (*size > 0 && archive_write_data(a, text, *size) < 0)
         return write_failed(a, err);
     *sent = true;
+    cp_run_report_file("sent", e->path, NULL);
     return 0;
 }
 

@@ -113,11 +113,11 @@ char *cp_keyless_of_fd(int fd)
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CP_KEYLESS_MAX)
         return NULL;
-    /* One byte past the bound tells a file that grew since the fstat. */
-    cleanup_free char *text = xmalloc(CP_KEYLESS_MAX + 1);
-    size_t got = 0;
-    while (got <= CP_KEYLESS_MAX) {
-        ssize_t n = read(fd, text + got, CP_KEYLESS_MAX + 1 - got);
+    size_t want = (size_t)st.st_size, got = 0;
+    cleanup_free char *text = xmalloc(want + 1);
+    /* One byte past the size asks whether it grew while read: then it is not the file seen. */
+    while (got <= want) {
+        ssize_t n = read(fd, text + got, want + 1 - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
