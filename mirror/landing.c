@@ -75,7 +75,10 @@ static struct cp_ask *find_ask(struct cp_landing *l, const char *name)
 static void refuse(struct cp_landing *l, const char *name, const char *why)
 {
     cleanup_free char *shown = cp_escape(name);
-    cp_report(l->rep, "refused from the far side: %s (%s)", shown, why);
+    if (strcmp(why, CP_RULES_HOST_RUN) == 0)
+        cp_report_host_run(l->rep, name);
+    else
+        cp_report(l->rep, "refused from the far side: %s (%s)", shown, why);
     cp_run_report_file("refused_back", name, why);
     if (l->rep != NULL)
         l->rep->refused++;
@@ -398,6 +401,11 @@ int cp_landing_delete(int rootfd, const struct cp_rules *rules, const char *path
     if (why == NULL && unlinkat(dirfd, base, 0) == 0)
         return 1;
     cleanup_free char *shown = cp_escape(path);
+    if (why != NULL && strcmp(why, CP_RULES_HOST_RUN) == 0) {
+        cp_report_host_run(rep, path);
+        cp_run_report_file("refused_back", path, CP_RULES_HOST_RUN);
+        return 0;
+    }
     cp_report(rep, "not deleted here, though the far side deleted it: %s (%s)", shown,
               why ? why : strerror(errno));
     cp_run_report_file("refused_back", path, "the far side deleted it; kept here");

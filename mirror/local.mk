@@ -8,6 +8,8 @@ libconch_la_SOURCES += \
 	mirror/listing.c mirror/listing.h \
 	mirror/manifest.c mirror/manifest.h \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
+	mirror/layer.c mirror/layer.h \
+	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
 	mirror/remote-lock.c mirror/remote-lock.h \
@@ -36,6 +38,11 @@ MIRROR_TEST_HELPERS = tests/mirror/tarbuild.c tests/mirror/tarbuild.h \
 	tests/mirror/landrun.c tests/mirror/landrun.h
 
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mirror_layer
+tests_unit_test_mirror_layer_SOURCES = tests/unit/test_mirror_layer.c
+tests_unit_test_mirror_layer_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_mirror_layer_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_mirror_layer
 check_PROGRAMS += tests/unit/test_mirror_landing
 tests_unit_test_mirror_landing_SOURCES = tests/unit/test_mirror_landing.c tests/unit/one-list.h $(MIRROR_TEST_HELPERS)
 tests_unit_test_mirror_landing_CFLAGS = $(TEST_CFLAGS)

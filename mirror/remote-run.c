@@ -9,6 +9,7 @@
 #include "mirror/mirror.h"
 #include "mirror/remote-lock.h"
 #include "mirror/remote-run.h"
+#include "src/base/git-hooks.h"
 #include "src/base/settings.h"
 #include "src/base/protected.h"
 #include "src/base/log.h"
@@ -28,6 +29,7 @@ struct run {
     struct cp_mirror_session mirror; /* what the push learned, for the pull */
     struct cp_config own_config;     /* read here when the place gave none */
     char **protected_owned;
+    char *hooks_path;
     struct cp_rules rules;
 };
 
@@ -40,6 +42,7 @@ static void run_dispose(struct run *r)
     cp_cleanup_closep(&r->local_lock);
     cp_mirror_session_dispose(&r->mirror);
     cp_strv_free(r->protected_owned);
+    free(r->hooks_path);
     cp_config_dispose(&r->own_config);
 }
 
@@ -53,6 +56,8 @@ static int protected_places(struct run *r, cp_error_t *err)
         cfg = &r->own_config;
     }
     r->rules.protected = cp_protected_in_force(cfg, &r->protected_owned);
+    r->hooks_path = cp_git_hooks_path(r->a->workdir);
+    r->rules.hooks_path = r->hooks_path;
     return 0;
 }
 
@@ -135,8 +140,10 @@ static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
         return cp_remote_words(err, where, "running the command on %s", where);
     cp_debug("%s: ran, status %d", where, *status_out);
     struct cp_mirror_opts o = mirror_opts(r);
-    struct cp_mirror_report rep = {.say = r->a->say};
+    struct cp_mirror_report rep __attribute__((cleanup(cp_report_dispose))) = {.say = r->a->say};
     rc = cp_mirror_pull(r->link.transport, &o, &rep, err);
+    cp_report_host_run_said(&rep, "to take them, copy them from the far copy by hand, or run the "
+                                  "command with --place container --unsealed");
     if (rc == CP_ERR_INTERRUPTED)
         return rc;
     if (rc < 0)

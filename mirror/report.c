@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "mirror/report.h"
+#include "mirror/rules.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
 
@@ -24,4 +25,38 @@ void cp_report(struct cp_mirror_report *rep, const char *fmt, ...)
         rep->say(rep->ctx, line);
     else
         cp_say("mirror: %s", line);
+}
+
+/* Names shown in the one line; past them only the count. */
+#define HOST_RUN_SHOWN 8
+
+void cp_report_host_run(struct cp_mirror_report *rep, const char *path)
+{
+    if (rep == NULL)
+        return;
+    if (rep->host_run++ < HOST_RUN_SHOWN) {
+        cleanup_free char *shown = cp_escape(path);
+        char *was = rep->host_run_names;
+        rep->host_run_names = was ? xasprintf("%s, %s", was, shown) : xstrdup(shown);
+        free(was);
+    }
+}
+
+void cp_report_host_run_said(struct cp_mirror_report *rep, const char *how_to_take)
+{
+    if (rep == NULL || rep->host_run == 0)
+        return;
+    cleanup_free char *more = rep->host_run > HOST_RUN_SHOWN
+                                  ? xasprintf(" and %zu more", rep->host_run - HOST_RUN_SHOWN)
+                                  : xstrdup("");
+    cp_report(rep, "not landed, since this computer runs %s by itself (host-run): %s%s; %s",
+              rep->host_run == 1 ? "it" : "them", rep->host_run_names, more, how_to_take);
+    cp_report_dispose(rep);
+}
+
+void cp_report_dispose(struct cp_mirror_report *rep)
+{
+    free(rep->host_run_names);
+    rep->host_run_names = NULL;
+    rep->host_run = 0;
 }

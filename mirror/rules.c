@@ -97,7 +97,7 @@ static const char *component_place(const struct cp_rules *r, const char *path, s
     const char *const *pats = r && r->protected ? r->protected : cp_protected_default;
     if (cp_protected_is_n(pats, path, upto))
         return "protected place";
-    if (!last && cp_rules_is_dep_folder(comp))
+    if (!last && !(r && r->deps_land) && cp_rules_is_dep_folder(comp))
         return "dependency folder";
     if (strcasecmp(comp, ".git") == 0) {
         if (last)
@@ -150,9 +150,66 @@ const char *cp_rules_check_back(const struct cp_rules *r, const char *path)
         if (len == 4 && strncasecmp(c, ".git", 4) == 0)
             return slash ? "under a .git folder" : ".git that is a file";
         if (slash == NULL)
-            return NULL;
+            break;
         c = slash + 1;
     }
+    return cp_rules_host_run(r, path) ? CP_RULES_HOST_RUN : NULL;
+}
+
+/* The hooks git runs (githooks(5)): with core.hooksPath at the folder itself, only these names
+ * there are hooks. */
+static bool git_hook_name(const char *name)
+{
+    static const char *const hooks[] = {"applypatch-msg",
+                                        "pre-applypatch",
+                                        "post-applypatch",
+                                        "pre-commit",
+                                        "pre-merge-commit",
+                                        "prepare-commit-msg",
+                                        "commit-msg",
+                                        "post-commit",
+                                        "pre-rebase",
+                                        "post-checkout",
+                                        "post-merge",
+                                        "pre-push",
+                                        "pre-receive",
+                                        "update",
+                                        "proc-receive",
+                                        "post-receive",
+                                        "post-update",
+                                        "reference-transaction",
+                                        "push-to-checkout",
+                                        "pre-auto-gc",
+                                        "post-rewrite",
+                                        "sendemail-validate",
+                                        "fsmonitor-watchman",
+                                        "p4-changelist",
+                                        "p4-prepare-changelist",
+                                        "p4-post-changelist",
+                                        "p4-pre-submit",
+                                        "post-index-change",
+                                        NULL};
+    for (size_t i = 0; hooks[i] != NULL; i++)
+        if (strcmp(name, hooks[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool under_hooks_path(const char *hooks, const char *path)
+{
+    if (hooks == NULL || hooks[0] == '\0')
+        return false;
+    if (strcmp(hooks, ".") == 0)
+        return strchr(path, '/') == NULL && git_hook_name(path);
+    size_t n = strlen(hooks);
+    /* Case folded like the tables: a case-insensitive file system reaches the folder so too. */
+    return strncasecmp(path, hooks, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool cp_rules_host_run(const struct cp_rules *r, const char *path)
+{
+    const char *const *table = r && r->host_run ? r->host_run : cp_host_run_default;
+    return cp_protected_within(table, path) || under_hooks_path(r ? r->hooks_path : NULL, path);
 }
 
 /* The names git's setup.c (is_git_directory) looks for in a folder it may take for one. */

@@ -19,7 +19,17 @@
  * (a place and everything under it). NULL patterns means DESIGN.md's one list. */
 struct cp_rules {
     const char *const *protected;
+    /* Coming back: the host-run table (NULL: src/base/protected.h's), and the folder git's
+     * core.hooksPath names relative to the work folder (NULL: none inside it). */
+    const char *const *host_run;
+    const char *hooks_path;
+    /* The container's layer lands dependency folders (npm's node_modules among them): the
+     * mirror never carries them, so for it they stay refused. */
+    bool deps_land;
 };
+
+/* The reason a host-run file is refused, as the report and the words carry it. */
+#define CP_RULES_HOST_RUN "host-run"
 
 const char *const *cp_rules_default_protected(void);
 
@@ -34,8 +44,8 @@ const char *cp_rules_place(const struct cp_rules *r, const char *path);
 /* Both of the above; what the listing and the landing apply to every name. */
 const char *cp_rules_check(const struct cp_rules *r, const char *path);
 
-/* What the landing and a deletion from the far side apply: cp_rules_check, and nothing under
- * a component named .git (any case) nor a .git file. */
+/* What the landing and a deletion from the far side apply: cp_rules_check, nothing under
+ * a component named .git (any case) nor a .git file, and no host-run file (CP_RULES_HOST_RUN). */
 const char *cp_rules_check_back(const struct cp_rules *r, const char *path);
 
 /* Whether path exists here or is about to land (a folder: something under it does). */
@@ -45,6 +55,9 @@ typedef bool (*cp_rules_present_fn)(void *ctx, const char *path);
  * way (the work folder itself too) that would then hold HEAD beside objects, refs or
  * commondir, where path is one of those. NULL when it would not, else why. */
 const char *cp_rules_repo_shape(const char *path, cp_rules_present_fn present, void *ctx);
+
+/* Whether path is a host-run file: in the table, or in the folder core.hooksPath names. */
+bool cp_rules_host_run(const struct cp_rules *r, const char *path);
 
 /* A folder name the listing prunes: a dependency folder (any case). */
 bool cp_rules_is_dep_folder(const char *name);

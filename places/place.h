@@ -17,6 +17,7 @@ struct cp_run_request {
     const char *chat;    /* whose copy or sandbox */
     bool sealed;         /* false with --unsealed */
     bool interactive;    /* -i: pass standard input on */
+    bool hold;           /* --hold: keep the changes for review instead of landing them */
     const char *engine;  /* docker | podman | auto */
     const char *image;   /* NULL: the place's default */
     const struct cp_config *config;

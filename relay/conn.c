@@ -67,17 +67,9 @@ static void linger_close(int fd)
 
 static void refuse(int fd, int status, const char *reason)
 {
-    char body[256], head[512];
-    int blen = snprintf(body, sizeof(body), "conch-place relay: %s\n", reason);
-    int hlen = snprintf(head, sizeof(head),
-                        "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
-                        "Cache-Control: no-store\r\nConnection: close\r\n%s\r\n",
-                        status, cp_relay_status_text(status), blen,
-                        status == 405   ? "Allow: GET\r\n"
-                        : status == 503 ? "Retry-After: 1\r\n"
-                                        : "");
-    if (send_all(fd, head, (size_t)hlen, 0) == 0)
-        (void)send_all(fd, body, (size_t)blen, 0);
+    char answer[512];
+    size_t len = cp_relay_refusal(answer, sizeof(answer), status, reason);
+    (void)send_all(fd, answer, len, 0);
     linger_close(fd);
 }
 
@@ -239,17 +231,16 @@ static bool claim_warm(struct door *d, struct runproc *out)
     return have;
 }
 
-/* Hands the run its place, folder and command; the runproc is then `run` with them. */
+/* Hands the run its place, folder and command, whole: a message that cannot carry them all is
+ * not sent (minting refuses such a command, so this is the second line, never a silent cut). */
 static int send_run(struct runproc *rp, const struct cp_ticket *k)
 {
-    struct cp_buf b;
+    cleanup_buf struct cp_buf b;
     cp_buf_init(&b, CP_RELAY_MSG_MAX);
-    cp_buf_append(&b, k->place, strlen(k->place) + 1);
-    cp_buf_append(&b, k->workdir, strlen(k->workdir) + 1);
-    for (size_t i = 0; k->argv[i] != NULL; i++)
-        cp_buf_append(&b, k->argv[i], strlen(k->argv[i]) + 1);
-    int r = cp_relay_msg_send(rp->in_w, &b);
-    cp_buf_dispose(&b);
+    cleanup_error cp_error_t err = NULL;
+    int r = cp_relay_run_msg(k->place, k->workdir, k->argv, &b, &err) == 0
+                ? cp_relay_msg_send(rp->in_w, &b)
+                : -1;
     close_fd(&rp->in_w);
     return r;
 }
@@ -439,18 +430,15 @@ void *cp_relay_conn_main(void *arg)
 {
     struct conn *c = arg;
     struct door *d = c->door;
-    if (!c->control)
+    bool control = c->control;
+    if (!control)
         serve_http(d, c->fd);
-    else if (cp_relay_peer_is_us(c->fd))
-        cp_relay_control_serve(c->fd, &d->info);
+    else
+        cp_relay_control_serve(c->fd, &d->info); /* its peer was checked before (door.c) */
     close(c->fd);
-    if (!c->control)
+    if (!control)
         cp_relay_warm_refill(d); /* after the answer: the next run's process, off its path */
     free(c);
-    pthread_mutex_lock(&d->lock);
-    d->conns--;
-    d->last_activity = now_ms() / 1000;
-    pthread_cond_broadcast(&d->changed);
-    pthread_mutex_unlock(&d->lock);
+    cp_relay_conn_gone(d, control);
     return NULL;
 }

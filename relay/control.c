@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,9 +90,9 @@ bool cp_relay_peer_is_us(int fd)
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == geteuid();
 }
 
-static void put_str(struct cp_buf *b, const char *s)
+int cp_relay_msg_put(struct cp_buf *b, const char *s)
 {
-    cp_buf_append(b, s, strlen(s) + 1);
+    return cp_buf_append(b, s, strlen(s) + 1);
 }
 
 int cp_relay_msg_send(int fd, const struct cp_buf *b)
@@ -118,17 +119,40 @@ int cp_relay_msg_recv(int fd, struct cp_buf *out)
     return cp_relay_msg_recv_wait(fd, out, CONTROL_WAIT_S * 1000);
 }
 
-size_t cp_relay_msg_split(const struct cp_buf *b, const char **v, size_t max)
+ssize_t cp_relay_msg_split(const struct cp_buf *b, const char ***out)
 {
     size_t n = 0;
-    for (size_t off = 0; off < b->len && n < max; n++) {
-        v[n] = b->data + off;
-        const char *end = memchr(v[n], '\0', b->len - off);
-        if (end == NULL)
-            break;
-        off = (size_t)(end - b->data) + 1;
+    for (size_t i = 0; i < b->len; i++)
+        n += b->data[i] == '\0';
+    if (b->len > 0 && b->data[b->len - 1] != '\0')
+        return -1;
+    const char **v = xcalloc(n + 1, sizeof(char *));
+    size_t k = 0;
+    for (size_t off = 0; off < b->len; k++) {
+        v[k] = b->data + off;
+        off += strlen(v[k]) + 1;
     }
-    return n;
+    *out = v;
+    return (ssize_t)k;
+}
+
+int cp_relay_run_msg(const char *place, const char *workdir, char *const *argv, struct cp_buf *out,
+                     cp_error_t *err)
+{
+    bool fits = cp_relay_msg_put(out, place) == 0 && cp_relay_msg_put(out, workdir) == 0;
+    size_t need = strlen(place) + strlen(workdir) + 2, n = 0;
+    for (; argv[n] != NULL; n++) {
+        fits = fits && cp_relay_msg_put(out, argv[n]) == 0;
+        need += strlen(argv[n]) + 1;
+    }
+    if (fits)
+        return 0;
+    cp_error_make(err, CP_ERR_TOO_BIG, 0,
+                  "the command's %zu arguments come to %zu bytes with the place and folder, over "
+                  "the %d a ticket carries whole",
+                  n, need, CP_RELAY_MSG_MAX);
+    cp_error_hint(err, "Put the long arguments in a file in the work folder and read it there.");
+    return CP_ERR_TOO_BIG;
 }
 
 /* Sends "ok URL" or "no REASON", then wipes the message (it may hold a ticket). */
@@ -136,47 +160,67 @@ static void reply(int fd, const char *word, const char *text)
 {
     struct cp_buf b;
     cp_buf_init(&b, CP_RELAY_MSG_MAX);
-    put_str(&b, word);
-    put_str(&b, text);
-    (void)cp_relay_msg_send(fd, &b);
+    if (cp_relay_msg_put(&b, word) == 0 && cp_relay_msg_put(&b, text) == 0)
+        (void)cp_relay_msg_send(fd, &b);
     explicit_bzero(b.data, b.len);
     cp_buf_dispose(&b);
+}
+
+size_t cp_relay_control_refusal(char *out, size_t size, const char *reason)
+{
+    uint32_t len = (uint32_t)(strlen("no") + 1 + strlen(reason) + 1);
+    if (size < sizeof(len) + len)
+        return 0;
+    memcpy(out, &len, sizeof(len));
+    memcpy(out + sizeof(len), "no", 3);
+    memcpy(out + sizeof(len) + 3, reason, strlen(reason) + 1);
+    return sizeof(len) + len;
+}
+
+/* Mints for the command in v (NULL-ended) once it is known to reach the run whole. */
+static int mint_for(const struct cp_relay_door_info *door, long ttl, char *const *argv,
+                    char url[128], cp_error_t *err)
+{
+    cleanup_buf struct cp_buf run;
+    cp_buf_init(&run, CP_RELAY_MSG_MAX);
+    if (cp_relay_run_msg(door->place, door->workdir, argv, &run, err) < 0)
+        return cp_error_code(err);
+    char ticket[CP_RELAY_TICKET_HEX + 1];
+    int r = cp_tickets_mint(door->tickets, argv, door->place, door->workdir, ttl, cp_tickets_now(),
+                            ticket, err);
+    if (r == 0)
+        snprintf(url, 128, "http://127.0.0.1:%u/run/%s", door->port, ticket);
+    explicit_bzero(ticket, sizeof(ticket));
+    return r;
 }
 
 void cp_relay_control_serve(int fd, const struct cp_relay_door_info *door)
 {
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, CP_RELAY_MSG_MAX);
-    const char *v[4096];
-    size_t n = cp_relay_msg_recv(fd, &b) == 0 ? cp_relay_msg_split(&b, v, ARRAY_SIZE(v)) : 0;
+    cleanup_free const char **v = NULL;
+    ssize_t n = cp_relay_msg_recv(fd, &b) == 0 ? cp_relay_msg_split(&b, &v) : -1;
     if (n < 5 || strcmp(v[0], MAGIC) != 0 || strcmp(v[1], "mint") != 0) {
-        reply(fd, "no",
-              n >= ARRAY_SIZE(v) ? "the command has too many arguments"
-                                 : "the door did not understand the request");
+        reply(fd, "no", "the door did not understand the request");
         return;
     }
     cleanup_error cp_error_t err = NULL;
     long ttl = 0;
+    char url[128];
     if (v[2][0] != '\0' && strcmp(v[2], door->workdir) != 0) {
         cp_error_make(&err, CP_ERR_USAGE, 0, "this door serves %s, not %s", door->workdir, v[2]);
     } else if (cp_parse_long(v[3], 1, CP_TICKET_TTL_MAX, &ttl) < 0) {
         cp_error_make(&err, CP_ERR_USAGE, 0, "a ticket lasts 1 to %d seconds, not '%s'",
                       CP_TICKET_TTL_MAX, v[3]);
-    } else {
-        cleanup_free char **argv = xcalloc(n - 3, sizeof(char *));
-        for (size_t i = 4; i < n; i++)
-            argv[i - 4] = (char *)v[i];
-        char ticket[CP_RELAY_TICKET_HEX + 1];
-        if (cp_tickets_mint(door->tickets, argv, door->place, door->workdir, ttl, cp_tickets_now(),
-                            ticket, &err) == 0) {
-            char url[128];
-            snprintf(url, sizeof(url), "http://127.0.0.1:%u/run/%s", door->port, ticket);
-            reply(fd, "ok", url);
-            explicit_bzero(url, sizeof(url));
-        }
-        explicit_bzero(ticket, sizeof(ticket));
-        if (err == NULL)
-            return;
+    } else if (mint_for(door, ttl, (char *const *)v + 4, url, &err) == 0) {
+        reply(fd, "ok", url);
+        explicit_bzero(url, sizeof(url));
+        return;
+    }
+    if (err->hint != NULL) {
+        cleanup_free char *words = xasprintf("%s. %s", err->msg, err->hint);
+        reply(fd, "no", words);
+        return;
     }
     reply(fd, "no", err->msg);
 }
@@ -200,20 +244,25 @@ int cp_relay_mint(const char *socket_path, const char *folder, long ttl, char *c
     cp_buf_init(&b, CP_RELAY_MSG_MAX);
     char num[32];
     snprintf(num, sizeof(num), "%ld", ttl);
-    put_str(&b, MAGIC);
-    put_str(&b, "mint");
-    put_str(&b, folder != NULL ? folder : "");
-    put_str(&b, num);
-    for (size_t i = 0; argv[i] != NULL; i++)
-        put_str(&b, argv[i]);
-    if (b.len >= CP_RELAY_MSG_MAX)
-        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command is over %d bytes",
-                             CP_RELAY_MSG_MAX);
+    bool fits = cp_relay_msg_put(&b, MAGIC) == 0 && cp_relay_msg_put(&b, "mint") == 0 &&
+                cp_relay_msg_put(&b, folder != NULL ? folder : "") == 0 &&
+                cp_relay_msg_put(&b, num) == 0;
+    for (size_t i = 0; fits && argv[i] != NULL; i++)
+        fits = cp_relay_msg_put(&b, argv[i]) == 0;
+    if (!fits) {
+        cp_error_make(err, CP_ERR_TOO_BIG, 0,
+                      "the command and its arguments are over the %d bytes a ticket carries "
+                      "whole; no ticket was made",
+                      CP_RELAY_MSG_MAX);
+        cp_error_hint(err,
+                      "Put the long arguments in a file in the work folder and read it there.");
+        return CP_ERR_TOO_BIG;
+    }
     cleanup_buf struct cp_buf r;
     cp_buf_init(&r, CP_RELAY_MSG_MAX);
-    const char *v[2];
+    cleanup_free const char **v = NULL;
     if (cp_relay_msg_send(fd, &b) < 0 || cp_relay_msg_recv(fd, &r) < 0 ||
-        cp_relay_msg_split(&r, v, 2) != 2)
+        cp_relay_msg_split(&r, &v) != 2)
         return cp_error_make(err, CP_ERR_FAILED, errno, "the door at %s did not answer",
                              socket_path);
     if (strcmp(v[0], "ok") != 0)

@@ -6,12 +6,15 @@
 #define CONCH_RELAY_CONTROL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "relay/tickets.h"
 #include "src/base/buf.h"
 #include "src/base/error.h"
 
-#define CP_RELAY_MSG_MAX (256 * 1024) /* a request: the command and its arguments */
+/* A message: the command and its arguments, whole. A command past it is refused with words
+ * when the ticket is minted; no argument is ever left out to make it fit. */
+#define CP_RELAY_MSG_MAX (256 * 1024)
 
 /* $CONCH_HOME/workplaces/relay, made 0700 and checked to be ours and closed to others. */
 int cp_relay_dir(char **out, cp_error_t *err);
@@ -29,8 +32,17 @@ int cp_relay_msg_send(int fd, const struct cp_buf *b);
 int cp_relay_msg_recv(int fd, struct cp_buf *out);
 /* The same, waiting first_wait_ms (-1: as long as it takes) for the message to begin. */
 int cp_relay_msg_recv_wait(int fd, struct cp_buf *out, int first_wait_ms);
-/* The strings of a message, at most max of them; how many there were. */
-size_t cp_relay_msg_split(const struct cp_buf *b, const char **v, size_t max);
+/* Appends s and its NUL; 0, or -1 when the message would pass its maximum (nothing added). */
+int cp_relay_msg_put(struct cp_buf *b, const char *s);
+/* Every string of a message, none left out: *out (the caller frees the vector, not the
+ * strings, which point into b) ends in NULL. How many, or -1 when the last one has no NUL. */
+ssize_t cp_relay_msg_split(const struct cp_buf *b, const char ***out);
+
+/* The message that hands a run its place, folder and command (the door to `relay exec`):
+ * whole, or an error saying the command is too long. Minting builds it first, so a ticket
+ * that could not be carried whole is never handed out. */
+int cp_relay_run_msg(const char *place, const char *workdir, char *const *argv, struct cp_buf *out,
+                     cp_error_t *err);
 
 /* What the door answers a mint with. */
 struct cp_relay_door_info {
@@ -42,6 +54,9 @@ struct cp_relay_door_info {
 
 /* Serves one control connection (already accepted and checked): reads a request, answers. */
 void cp_relay_control_serve(int fd, const struct cp_relay_door_info *door);
+
+/* A "no" answer's bytes, length first, for a control connection turned away; its length. */
+size_t cp_relay_control_refusal(char *out, size_t size, const char *reason);
 
 /* The client: asks the door at socket_path for a ticket; the runner's URL into *out. folder,
  * when given, must be the door's own. */

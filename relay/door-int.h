@@ -8,6 +8,7 @@
 
 #include "relay/control.h"
 #include "relay/door.h"
+#include "relay/turnaway.h"
 
 /* A `conch-place relay exec` process: it reads one run's place, folder and command from in_w,
  * then is `run` with those arguments; its stdout and stderr come out of out_r and err_r. */
@@ -20,8 +21,9 @@ struct door {
     struct cp_relay_door_info info;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    int conns; /* connection threads alive */
-    int runs;  /* run slots taken */
+    int conns;         /* the port's connection threads alive (CP_RELAY_CONNS_MAX) */
+    int control_conns; /* the control socket's (CP_RELAY_CONTROL_MAX), a budget of its own */
+    int runs;          /* run slots taken */
     int max_runs;
     pid_t children[CP_RELAY_RUNS_MAX]; /* the runs' `conch-place run` processes, 0 when free */
     long last_activity;
@@ -29,6 +31,7 @@ struct door {
     /* One started ahead of need, its libraries loaded, so a run does not wait for an exec. */
     struct runproc warm;
     bool have_warm;
+    struct cp_turnaway turned; /* the loop's own: connections being turned away */
 };
 
 /* One accepted connection, handed to its own thread (which frees it). */
@@ -39,6 +42,8 @@ struct conn {
 };
 
 void *cp_relay_conn_main(void *arg);
+/* A connection's thread is done: its budget freed, the door's idle clock restarted. */
+void cp_relay_conn_gone(struct door *d, bool control);
 
 /* Starts a runproc; 0 or -1. */
 int cp_relay_runproc_start(struct runproc *out);

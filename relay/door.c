@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "relay/door-int.h"
+#include "relay/peer.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
@@ -30,7 +31,7 @@
 
 static long now_s(void)
 {
-    return cp_tickets_now();
+    return (long)(cp_tickets_now() / 1000);
 }
 
 static int listen_loopback(unsigned *port_out, cp_error_t *err)
@@ -113,19 +114,76 @@ static int watch_pid(pid_t pid, cp_error_t *err)
     return -1;
 }
 
+/* The 403 for a TCP peer whose socket is not this door's uid's (another user of this computer
+ * may have read a ticket in a process list), or 0 for our own. */
+static size_t peer_refusal(int fd, char *answer, size_t size)
+{
+    uid_t uid = 0;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_relay_tcp_peer_uid(fd, &uid, &err) < 0) {
+        cp_debug("relay: a connection's owner is unknown: %s", err->msg);
+        return cp_relay_refusal(answer, size, 403,
+                                "the door cannot tell whose connection this is; refused");
+    }
+    if (uid == geteuid())
+        return 0;
+    cp_debug("relay: a connection of uid %ld refused", (long)uid);
+    return cp_relay_refusal(answer, size, 403, "this door serves only its own user's connections");
+}
+
+/* A place in the budget of the port or of the control socket, each its own. */
+static bool take_budget(struct door *d, bool control)
+{
+    pthread_mutex_lock(&d->lock);
+    int *count = control ? &d->control_conns : &d->conns;
+    bool room = *count < (control ? CP_RELAY_CONTROL_MAX : CP_RELAY_CONNS_MAX);
+    if (room)
+        (*count)++;
+    d->last_activity = now_s();
+    pthread_mutex_unlock(&d->lock);
+    return room;
+}
+
+/* Who may come in, decided in the loop before a thread or a budget is spent: only this door's
+ * own uid, and only while its side's budget lasts; a full one is answered (503, or the control
+ * socket's "no"), not closed. Returns false when fd was turned away. */
+static bool admit(struct door *d, int fd, bool control)
+{
+    if (control && !cp_relay_peer_is_us(fd)) {
+        close(fd); /* the socket is 0600 in a 0700 folder: this is no mistake of ours */
+        return false;
+    }
+    char answer[512];
+    size_t len = control ? 0 : peer_refusal(fd, answer, sizeof(answer));
+    if (len == 0 && take_budget(d, control))
+        return true;
+    if (len == 0 && control)
+        len = cp_relay_control_refusal(answer, sizeof(answer),
+                                       "the door has too many requests at once; try again");
+    else if (len == 0)
+        len = cp_relay_refusal(answer, sizeof(answer), 503,
+                               "the door has too many connections at once; try again");
+    cp_turnaway_add(&d->turned, fd, answer, len);
+    return false;
+}
+
+void cp_relay_conn_gone(struct door *d, bool control)
+{
+    pthread_mutex_lock(&d->lock);
+    if (control)
+        d->control_conns--;
+    else
+        d->conns--;
+    d->last_activity = now_s();
+    pthread_cond_broadcast(&d->changed);
+    pthread_mutex_unlock(&d->lock);
+}
+
 /* Starts a connection's thread with the stop signals blocked in it (the loop takes them). */
 static void start_conn(struct door *d, int fd, bool control)
 {
-    pthread_mutex_lock(&d->lock);
-    bool full = d->conns >= CP_RELAY_CONNS_MAX;
-    if (!full)
-        d->conns++;
-    d->last_activity = now_s();
-    pthread_mutex_unlock(&d->lock);
-    if (full) {
-        close(fd);
+    if (!admit(d, fd, control))
         return;
-    }
     int one = 1;
     if (!control)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -147,16 +205,14 @@ static void start_conn(struct door *d, int fd, bool control)
     if (r != 0) {
         close(fd);
         free(c);
-        pthread_mutex_lock(&d->lock);
-        d->conns--;
-        pthread_mutex_unlock(&d->lock);
+        cp_relay_conn_gone(d, control);
     }
 }
 
 static bool idle_over(struct door *d, long idle)
 {
     pthread_mutex_lock(&d->lock);
-    bool over = d->conns == 0 && now_s() - d->last_activity >= idle;
+    bool over = d->conns == 0 && d->control_conns == 0 && now_s() - d->last_activity >= idle;
     pthread_mutex_unlock(&d->lock);
     return over;
 }
@@ -166,11 +222,12 @@ static void serve_loop(struct door *d, int tcp, int ctl, pid_t exit_with, int pi
 {
     int sig = cp_signals_install();
     for (;;) {
-        struct pollfd p[4] = {{.fd = sig, .events = POLLIN},
-                              {.fd = tcp, .events = POLLIN},
-                              {.fd = ctl, .events = POLLIN},
-                              {.fd = pidfd, .events = POLLIN}};
-        int r = poll(p, 4, 1000);
+        struct pollfd p[4 + CP_TURNAWAY_MAX] = {{.fd = sig, .events = POLLIN},
+                                                {.fd = tcp, .events = POLLIN},
+                                                {.fd = ctl, .events = POLLIN},
+                                                {.fd = pidfd, .events = POLLIN}};
+        size_t turned = cp_turnaway_pollfds(&d->turned, p + 4);
+        int r = poll(p, 4 + turned, turned > 0 ? 50 : 1000);
         if (r < 0 && errno != EINTR)
             break;
         if (cp_signals_caught() != 0) {
@@ -182,6 +239,7 @@ static void serve_loop(struct door *d, int tcp, int ctl, pid_t exit_with, int pi
             cp_debug("relay: process %ld ended: closing", (long)exit_with);
             break;
         }
+        cp_turnaway_serve(&d->turned, p + 4, turned);
         for (int i = 1; i <= 2; i++) {
             if (r <= 0 || p[i].revents == 0)
                 continue;
@@ -194,6 +252,7 @@ static void serve_loop(struct door *d, int tcp, int ctl, pid_t exit_with, int pi
             break;
         }
     }
+    cp_turnaway_dispose(&d->turned);
 }
 
 /* Stops the runs still going (each removes its box) and waits for every connection; false
@@ -215,10 +274,10 @@ static bool close_door(struct door *d)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += STOP_WAIT_S;
-    while (d->conns > 0)
+    while (d->conns + d->control_conns > 0)
         if (pthread_cond_timedwait(&d->changed, &d->lock, &until) == ETIMEDOUT)
             break;
-    bool all = d->conns == 0;
+    bool all = d->conns + d->control_conns == 0;
     pthread_mutex_unlock(&d->lock);
     return all;
 }

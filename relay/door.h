@@ -10,7 +10,8 @@
 
 #define CP_RELAY_RUNS_DEFAULT 8 /* runs at once; more are refused busy (503) */
 #define CP_RELAY_RUNS_MAX     64
-#define CP_RELAY_CONNS_MAX    96 /* connections at once, runs included; more are closed */
+#define CP_RELAY_CONNS_MAX    96 /* the port's connections at once, runs included; more: 503 */
+#define CP_RELAY_CONTROL_MAX  16 /* the control socket's at once, apart; more are told busy */
 #define CP_RELAY_IDLE_DEFAULT 1800
 
 struct cp_relay_serve_opts {

@@ -8,6 +8,8 @@ libconch_la_SOURCES += \
 	relay/frames.c relay/frames.h \
 	relay/control.c relay/control.h \
 	relay/door.c relay/door.h relay/door-int.h relay/conn.c \
+	relay/peer.c relay/peer.h relay/turnaway.c relay/turnaway.h \
+	relay/urlfile.c relay/urlfile.h \
 	relay/runner.c relay/runner.h \
 	src/cmd-relay.c
 
@@ -17,6 +19,13 @@ tests_unit_test_relay_tickets_SOURCES = tests/unit/test_relay_tickets.c
 tests_unit_test_relay_tickets_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_relay_tickets_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_relay_tickets
+
+# Who the door lets in (the peer's uid) and arguments carried whole from mint to run.
+check_PROGRAMS += tests/unit/test_relay_door
+tests_unit_test_relay_door_SOURCES = tests/unit/test_relay_door.c
+tests_unit_test_relay_door_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_relay_door_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_relay_door
 
 check_PROGRAMS += tests/unit/test_relay_request
 tests_unit_test_relay_request_SOURCES = tests/unit/test_relay_request.c

@@ -16,13 +16,13 @@
 #include "src/base/util.h"
 
 /* How long a used or expired ticket's hash is remembered, to say why it is refused. */
-#define REMEMBER_SECONDS CP_TICKET_TTL_MAX
+#define REMEMBER_MS ((int64_t)CP_TICKET_TTL_MAX * 1000)
 
 struct record {
     bool in_use; /* the slot holds a ticket */
     bool used;
     uint8_t hash[CP_SHA256_LEN];
-    long deadline;
+    int64_t deadline_ms;
     struct cp_ticket *buys; /* NULL once used or expired */
 };
 
@@ -31,11 +31,11 @@ struct cp_tickets {
     struct record rec[CP_TICKETS_MAX];
 };
 
-long cp_tickets_now(void)
+int64_t cp_tickets_now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void cp_ticket_free(struct cp_ticket *k)
@@ -66,16 +66,16 @@ void cp_tickets_free(struct cp_tickets *t)
 }
 
 /* Drops what expired tickets bought, and forgets records past remembering. */
-static void sweep(struct cp_tickets *t, long now)
+static void sweep(struct cp_tickets *t, int64_t now)
 {
     for (size_t i = 0; i < CP_TICKETS_MAX; i++) {
         struct record *r = &t->rec[i];
         if (!r->in_use)
             continue;
-        if (now >= r->deadline) {
+        if (now >= r->deadline_ms) {
             cp_ticket_free(steal_pointer(&r->buys));
         }
-        if (now >= r->deadline + REMEMBER_SECONDS)
+        if (now >= r->deadline_ms + REMEMBER_MS)
             memset(r, 0, sizeof(*r));
     }
 }
@@ -88,7 +88,8 @@ static struct record *free_slot(struct cp_tickets *t)
     /* Full: the oldest used or expired record is forgotten first. */
     struct record *oldest = NULL;
     for (size_t i = 0; i < CP_TICKETS_MAX; i++)
-        if (t->rec[i].buys == NULL && (oldest == NULL || t->rec[i].deadline < oldest->deadline))
+        if (t->rec[i].buys == NULL &&
+            (oldest == NULL || t->rec[i].deadline_ms < oldest->deadline_ms))
             oldest = &t->rec[i];
     if (oldest != NULL)
         memset(oldest, 0, sizeof(*oldest));
@@ -122,7 +123,7 @@ static int random_bytes(uint8_t *buf, size_t len, cp_error_t *err)
 }
 
 int cp_tickets_mint(struct cp_tickets *t, char *const *argv, const char *place, const char *workdir,
-                    long ttl, long now, char out[CP_RELAY_TICKET_HEX + 1], cp_error_t *err)
+                    long ttl, int64_t now, char out[CP_RELAY_TICKET_HEX + 1], cp_error_t *err)
 {
     if (argv == NULL || argv[0] == NULL)
         return cp_error_make(err, CP_ERR_USAGE, 0, "a ticket needs a command");
@@ -138,7 +139,7 @@ int cp_tickets_mint(struct cp_tickets *t, char *const *argv, const char *place, 
     if (r != NULL) {
         cp_sha256(raw, sizeof(raw), r->hash);
         r->in_use = true;
-        r->deadline = now + ttl;
+        r->deadline_ms = now + (int64_t)ttl * 1000;
         r->buys = ticket_new(argv, place, workdir);
         cp_hex(raw, sizeof(raw), out);
     }
@@ -152,7 +153,7 @@ int cp_tickets_mint(struct cp_tickets *t, char *const *argv, const char *place, 
 }
 
 enum cp_ticket_state cp_tickets_take(struct cp_tickets *t, const uint8_t hash[CP_SHA256_LEN],
-                                     long now, struct cp_ticket **out)
+                                     int64_t now, struct cp_ticket **out)
 {
     *out = NULL;
     pthread_mutex_lock(&t->lock);
@@ -167,7 +168,7 @@ enum cp_ticket_state cp_tickets_take(struct cp_tickets *t, const uint8_t hash[CP
     enum cp_ticket_state st = CP_TICKET_UNKNOWN;
     if (found != NULL && found->used)
         st = CP_TICKET_USED;
-    else if (found != NULL && now >= found->deadline)
+    else if (found != NULL && now >= found->deadline_ms)
         st = CP_TICKET_EXPIRED;
     else if (found != NULL) {
         st = CP_TICKET_GOOD;
@@ -178,12 +179,12 @@ enum cp_ticket_state cp_tickets_take(struct cp_tickets *t, const uint8_t hash[CP
     return st;
 }
 
-int cp_tickets_live(struct cp_tickets *t, long now)
+int cp_tickets_live(struct cp_tickets *t, int64_t now)
 {
     int n = 0;
     pthread_mutex_lock(&t->lock);
     for (size_t i = 0; i < CP_TICKETS_MAX; i++)
-        n += t->rec[i].in_use && !t->rec[i].used && now < t->rec[i].deadline;
+        n += t->rec[i].in_use && !t->rec[i].used && now < t->rec[i].deadline_ms;
     pthread_mutex_unlock(&t->lock);
     return n;
 }

@@ -13,6 +13,7 @@
 #include "relay/control.h"
 #include "relay/door.h"
 #include "relay/runner.h"
+#include "relay/urlfile.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/settings.h"
@@ -33,10 +34,16 @@ static const struct cp_option ticket_options[] = {
     {"socket", 0, "PATH", "the door's control socket (default: this folder's door)"},
     {"workdir", 0, "DIR", "the folder whose door to use (default: the current directory)"},
     {"timeout", 0, "SECONDS", "how long the ticket is good, 1 to 1800 (default 1800)"},
+    {"file", 0, NULL,
+     "print the path of a new file only you can read that holds the URL, so no "
+     "command line shows the ticket (give it to 'relay run --file')"},
     {0},
 };
 
-static const struct cp_option run_options[] = {{0}};
+static const struct cp_option run_options[] = {
+    {"file", 0, "PATH", "read the URL from this file (yours, closed to others; removed once read)"},
+    {0},
+};
 static const struct cp_option exec_options[] = {{0}};
 static const struct cp_option relay_options[] = {{0}};
 
@@ -141,17 +148,41 @@ static int ticket_handler(const struct cp_parsed *args, cp_error_t *err)
     cleanup_free char *url = NULL;
     if (cp_relay_mint(socket != NULL ? socket : path, folder, ttl, args->rest, &url, err) < 0)
         return cp_error_code(err);
-    printf("%s\n", url);
+    cleanup_free char *file = NULL;
+    int r = cp_arg(args, c, "file") != NULL ? cp_relay_url_file_write(url, &file, err) : 0;
+    if (r == 0)
+        printf("%s\n", file != NULL ? file : url);
     explicit_bzero(url, strlen(url));
+    if (r < 0)
+        return r;
     return fflush(stdout) == 0 ? 0 : cp_error_make(err, CP_ERR_FAILED, errno, "cannot print");
+}
+
+/* The URL from --file, standard input (-), or the argument, whose bytes in this process's
+ * argv (public in /proc) are wiped once copied: the runner may wait minutes on a busy door. */
+static int runner_url(const struct cp_parsed *args, char **out, cp_error_t *err)
+{
+    const char *file = cp_arg(args, &run_cmd, "file");
+    if ((file != NULL) == (args->nrest == 1))
+        return cp_error_make(err, CP_ERR_USAGE, 0, "relay run takes one URL, '-' or --file PATH");
+    if (file != NULL)
+        return cp_relay_url_file_take(file, out, err);
+    if (strcmp(args->rest[0], "-") == 0)
+        return cp_relay_url_read(STDIN_FILENO, out, err);
+    *out = xstrdup(args->rest[0]);
+    explicit_bzero(args->rest[0], strlen(args->rest[0]));
+    return 0;
 }
 
 static int run_handler(const struct cp_parsed *args, cp_error_t *err)
 {
-    if (args->nrest != 1)
-        return cp_error_make(err, CP_ERR_USAGE, 0, "relay run takes one URL");
+    cleanup_free char *url = NULL;
+    if (runner_url(args, &url, err) < 0)
+        return cp_error_code(err);
     int status = 0;
-    if (cp_relay_runner(args->rest[0], &status, err) < 0) {
+    int r = cp_relay_runner(url, &status, err);
+    explicit_bzero(url, strlen(url));
+    if (r < 0) {
         (*err)->code = CP_ERR_FAILED; /* a refused or broken run is the place failing: 125 */
         return CP_ERR_FAILED;
     }
@@ -168,22 +199,22 @@ static int exec_handler(const struct cp_parsed *args, cp_error_t *err)
     (void)args;
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, CP_RELAY_MSG_MAX);
-    const char *v[4096];
-    size_t n = cp_relay_msg_recv_wait(STDIN_FILENO, &b, -1) == 0
-                   ? cp_relay_msg_split(&b, v, ARRAY_SIZE(v) - 1)
-                   : 0;
-    if (n < 3)
+    if (cp_relay_msg_recv_wait(STDIN_FILENO, &b, -1) < 0 || b.len == 0)
         return 0; /* the door closed without a run: nothing to do */
+    cleanup_free const char **v = NULL;
+    ssize_t n = cp_relay_msg_split(&b, &v);
+    if (n < 3)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the door's run message is malformed");
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null < 0 || dup2(null, STDIN_FILENO) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "no /dev/null for the command's input");
     close(null);
     const char *head[] = {"run", "--place", v[0], "--workdir", v[1], "--"};
-    cleanup_free char **argv = xcalloc(ARRAY_SIZE(head) + n, sizeof(char *));
+    cleanup_free char **argv = xcalloc(ARRAY_SIZE(head) + (size_t)n, sizeof(char *));
     int argc = 0;
     for (size_t i = 0; i < ARRAY_SIZE(head); i++)
         argv[argc++] = (char *)head[i];
-    for (size_t i = 2; i < n; i++)
+    for (ssize_t i = 2; i < n; i++)
         argv[argc++] = (char *)v[i];
     struct cp_parsed ra;
     int status = cp_command_parse(&cp_cmd_run, argc, argv, &ra, err);
@@ -226,8 +257,8 @@ static int relay_handler(const struct cp_parsed *args, cp_error_t *err)
 const struct cp_command cp_cmd_relay = {
     .name = "relay",
     .synopsis = "serve [--place P] [--workdir DIR] [--exit-with PID] [--idle S] [--max-runs N] "
-                "[--detach] | ticket [--socket PATH] [--workdir DIR] [--timeout S] -- COMMAND "
-                "[ARG...] | run URL",
+                "[--detach] | ticket [--socket PATH] [--workdir DIR] [--timeout S] [--file] -- "
+                "COMMAND [ARG...] | run URL|-|--file PATH",
     .summary = "the loopback door for assistants that run their own shell (single-use tickets)",
     .options = relay_options,
     .handler = relay_handler,

@@ -28,6 +28,7 @@ static const struct cp_option options[] = {
     {"engine", 0, "NAME", "docker | podman | auto (default: saved, else auto)"},
     {"image", 0, "IMAGE", "the box's image (default: saved, else the work image)"},
     {"interactive", 'i', NULL, "keep standard input open and pass it on"},
+    {"hold", 0, NULL, "keep the command's changes for review (changes, land, discard)"},
     {"report", 0, "FILE", "write one JSON object about the run (docs/run-report.schema.json)"},
     {0},
 };
@@ -92,12 +93,22 @@ static int run_request(const struct cp_parsed *args, cp_error_t *err)
         .chat = chat,
         .sealed = cp_arg(args, c, "unsealed") == NULL,
         .interactive = cp_arg(args, c, "interactive") != NULL,
+        .hold = cp_arg(args, c, "hold") != NULL,
         .engine = cp_arg(args, c, "engine"),
         .image = cp_arg(args, c, "image"),
         .config = &cfg,
     };
     if (!ops->seals)
         say_no_seal(place, !req.sealed);
+    /* Only a box's layer can be held: a far copy's changes come back through the mirror. */
+    if (req.hold && (!ops->seals || !req.sealed)) {
+        cp_error_make(err, CP_ERR_FAILED, 0, "--hold keeps a sealed box's changes, and %s",
+                      !ops->seals
+                          ? "this place has no box: its changes come back through the mirror"
+                          : "--unsealed binds the folder itself: nothing is held");
+        cp_error_hint(err, "Run with --place container and without --unsealed, or without --hold.");
+        return CP_ERR_FAILED;
+    }
     cp_run_report_set("workdir", workdir);
     cp_run_report_set("chat", chat);
     void *state = NULL;

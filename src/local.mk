@@ -9,6 +9,9 @@ libconch_la_SOURCES += \
 	src/cmd-key.c \
 	src/cmd-run.c \
 	src/cmd-clean.c \
+	src/cmd-changes.c \
+	src/cmd-land.c \
+	src/cmd-discard.c \
 	src/cmd-places.c \
 	src/cmd-image.c \
 	src/cmd-doctor.c \

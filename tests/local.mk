@@ -119,6 +119,11 @@ EXTRA_DIST += tests/integration/progress.test
 TESTS += tests/integration/seal.test
 EXTRA_DIST += tests/integration/seal.test tests/integration/seal-listener.py
 
+# The landing gate on both engines: host-run files refused, hold/land/discard, Ctrl-C, a landing
+# cut short by kill -9 and finished, two runs of one folder at once (issue 17).
+TESTS += tests/integration/gate.test
+EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
+
 # The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
 # after another, never beside each other (a `clean` in one removes what another is making).
 tests/integration/container-stream.log: tests/integration/container.log
@@ -130,3 +135,4 @@ tests/integration/engine-choice.log: tests/integration/run-report.log
 tests/relay/relay.log: tests/integration/engine-choice.log
 tests/cloud/cloud.log: tests/relay/relay.log
 tests/integration/container-exit.log: tests/cloud/cloud.log
+tests/integration/gate.log: tests/integration/container-exit.log

@@ -26,12 +26,27 @@ static json_object *bind_mount(const char *src, const char *dst, bool ro)
     return m;
 }
 
+/* The layer's volume at the folder's path. NoCopy: an engine copies what an image holds at a
+ * volume's path into it when it looks empty, which would land as the box's writes. */
+static json_object *layer_mount(const char *volume, const char *dst)
+{
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "Type", json_object_new_string("volume"));
+    json_object_object_add(m, "Source", json_object_new_string(volume));
+    json_object_object_add(m, "Target", json_object_new_string(dst));
+    json_object_object_add(m, "ReadOnly", json_object_new_boolean(0));
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "NoCopy", json_object_new_boolean(1));
+    json_object_object_add(m, "VolumeOptions", o);
+    return m;
+}
+
 static json_object *mounts(const struct cp_box_spec *s)
 {
     json_object *a = json_object_new_array();
-    json_object_array_add(a, bind_mount(s->workdir, s->workdir, false));
-    /* A .git made during the run is the limit: nothing here can cover what is not there yet
-     * (README, "Sealed"). */
+    json_object_array_add(a, s->layer != NULL ? layer_mount(s->layer, s->workdir)
+                                              : bind_mount(s->workdir, s->workdir, false));
+    /* A .git made during the run stays in the layer: the gate never lands one. */
     for (size_t i = 0; s->sealed && s->gits != NULL && s->gits[i] != NULL; i++)
         json_object_array_add(a, bind_mount(s->gits[i], s->gits[i], true));
     for (size_t i = 0; s->protected_files != NULL && s->protected_files[i] != NULL; i++)

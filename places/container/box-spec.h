@@ -9,7 +9,9 @@
 struct cp_box_spec {
     const char *image;
     char *const *argv;   /* the command; NULL for a warm box's waiter */
-    const char *workdir; /* real absolute path, bound at the same path */
+    const char *workdir; /* real absolute path, seen at the same path */
+    const char *layer;   /* the volume of the box's copy-on-write layer over it (the gate);
+                          * NULL: the folder is bound directly (--unsealed) */
     unsigned uid, gid;   /* the user inside the box */
     const char *userns;  /* "keep-id" on rootless Podman, else NULL */
     bool sealed;

@@ -16,6 +16,9 @@ int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char
                   cp_error_t *err);
 int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err);
 /* Waits until the box is not running and reads its exit status. */
+/* Freezes every process of a running box (the cgroup freezer): the engine answers once they
+ * are frozen, so nothing in it writes after. A force removal still ends it. */
+int cp_box_pause(struct cp_engine *e, const char *id, cp_error_t *err);
 int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err);
 /* Kills and removes; a box already gone is not an error. */
 int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "places/container/box-spec.h"
@@ -14,6 +15,7 @@
 #include "places/container/engine.h"
 #include "places/container/exit-event.h"
 #include "places/container/images.h"
+#include "places/container/layer.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
 #include "places/container/registries.h"
@@ -39,13 +41,18 @@ struct container_state {
     char *image;
     char *image_id;
     char *empty_file;
-    json_object *spec;      /* a fresh box for this command */
-    char *name;             /* its name, chosen ahead: a sealed box's proxy user */
-    struct cp_seal seal;    /* sealed: the allow-list, its sidecar, the proxy variables */
-    char *warm_key;         /* what a warm box must have been made from to serve it */
-    char *warm_name;        /* the next warm box's name, its proxy user when sealed */
-    char **warm_env;        /* its proxy variables */
-    json_object *warm_spec; /* the next warm box, made after this run */
+    json_object *spec;       /* a fresh box for this command */
+    char *name;              /* its name, chosen ahead: a sealed box's proxy user */
+    struct cp_seal seal;     /* sealed: the allow-list, its sidecar, the proxy variables */
+    char *warm_key;          /* what a warm box must have been made from to serve it */
+    char *warm_name;         /* the next warm box's name, its proxy user when sealed */
+    char **warm_env;         /* its proxy variables */
+    json_object *warm_spec;  /* the next warm box, made after this run */
+    bool gated;              /* sealed: the folder is seen through a layer the gate lands */
+    char *layer_volume;      /* this box's layer's volume */
+    const char *req_workdir; /* borrowed from the request */
+    char *const *req_argv;
+    struct cp_held_run layer; /* its folder, once made or claimed */
 };
 
 static void state_free(struct container_state *s)
@@ -67,6 +74,8 @@ static void state_free(struct container_state *s)
     free(s->warm_name);
     cp_strv_free(s->warm_env);
     cp_seal_dispose(&s->seal);
+    free(s->layer_volume);
+    cp_held_run_dispose(&s->layer);
     free(s);
 }
 
@@ -146,6 +155,7 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .env = req->sealed ? s->seal.env : NULL,
         .cpus = host_cpus(),
         .labels = s->labels,
+        .layer = s->gated ? s->layer_volume : NULL,
     };
     cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
@@ -154,6 +164,8 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         xasprintf("%s %s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed");
     s->warm_key = cp_warm_key(&spec, made_from);
     spec.env = s->warm_env;
+    cleanup_free char *warm_layer = s->gated ? cp_layer_volume(s->warm_name) : NULL;
+    spec.layer = warm_layer;
     /* Keyless copies are made per box and removed with this run: none is left for a warm box. */
     if (s->prot.copies == NULL)
         s->warm_spec = cp_warm_spec(&spec, s->warm_key);
@@ -215,6 +227,12 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
              cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
     s->labels = cp_box_owner_labels();
     s->name = cp_box_name();
+    s->gated = req->sealed;
+    s->req_workdir = req->workdir;
+    s->req_argv = req->argv;
+    s->layer_volume = cp_layer_volume(s->name);
+    if (s->gated)
+        cp_held_recover(req->workdir, req->config);
     if (cp_protect_make_copies(&s->prot, s->name, err) < 0)
         return cp_error_code(err);
     if (req->sealed &&
@@ -242,8 +260,15 @@ static int attach_and_start(struct cp_engine *e, const char *id, bool interactiv
     if (cp_stream_hijack(e, "POST", path, NULL, fd_out, early, err) < 0)
         return cp_error_wrap(err, "attaching to the box");
     cp_debug("attached");
-    if (cp_box_start(e, id, err) < 0)
+    if (cp_box_start(e, id, err) < 0) {
+        /* The engine mounts the layer as the box starts: a folder on a file system an overlay
+         * cannot stack on fails here. */
+        if (strstr((*err)->msg, "overlay") != NULL || strstr((*err)->msg, "mount") != NULL)
+            cp_error_hint(err, "The box's copy-on-write layer over the work folder could not be "
+                               "mounted; --unsealed binds the folder directly, without the "
+                               "landing gate.");
         return cp_error_wrap(err, "starting the box");
+    }
     cp_debug("started");
     return 0;
 }
@@ -299,6 +324,22 @@ static bool warm_enabled(void)
     return v == NULL || v[0] == '\0' || strcmp(v, "0") == 0;
 }
 
+/* A claimed warm box's layer becomes this run's; a box without one (made by another version)
+ * is removed and not used. */
+static int claim_layer(struct container_state *s, const char *was, const char *id)
+{
+    if (!s->gated)
+        return 0;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_layer_find(was, &s->layer, &err) == 0 &&
+        cp_held_set_state(&s->layer, "running", &err) == 0)
+        return 0;
+    cp_debug("warm box %s: %s", was, err->msg);
+    cleanup_error cp_error_t rm_err = NULL;
+    (void)cp_box_remove(s->engine, id, &rm_err);
+    return -1;
+}
+
 /* A warm box made for exactly this run's key, else a fresh one made now. *id_out is the box. */
 static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_error_t *err)
 {
@@ -307,17 +348,24 @@ static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_
         cleanup_error cp_error_t werr = NULL;
         cleanup_free char *was = NULL;
         int r = cp_warm_claim(s->engine, s->warm_key, s->name, id_out, &was, &werr);
-        if (r > 0) {
+        if (r > 0 && claim_layer(s, was, *id_out) == 0) {
             /* The sidecar knows the box by the name it was made with. */
             free(s->seal.box);
             s->seal.box = steal_pointer(&was);
             *warm_out = true;
             return 0;
         }
+        if (r > 0) {
+            free(*id_out);
+            *id_out = NULL;
+        }
         if (r < 0)
             cp_debug("no warm box: %s", werr->msg);
     }
     if (interrupted(err))
+        return cp_error_code(err);
+    if (s->gated && cp_layer_make(s->engine, s->req_workdir, s->name, s->req_argv, "running",
+                                  &s->layer, err) < 0)
         return cp_error_code(err);
     if (cp_box_create(s->engine, s->spec, s->name, id_out, err) < 0)
         return cp_error_wrap(err, "making the box");
@@ -337,6 +385,44 @@ static void remove_after_failure(struct container_state *s, const char *id)
     cp_debug("box removed");
 }
 
+/* The file system's own clock, which stamps ctimes: a change here at or after it is the
+ * person's (mirror/layer.c). */
+static int64_t fs_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME_COARSE, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* The gate, once nothing in the box can write any more; or, with --hold, the layer kept. */
+static void land_layer(struct container_state *s, const struct cp_run_request *req)
+{
+    if (!s->gated || s->layer.dir == NULL)
+        return;
+    cleanup_error cp_error_t err = NULL;
+    if (req->hold) {
+        if (cp_held_set_state(&s->layer, "held", &err) < 0)
+            cp_say("%s", err->msg);
+        else
+            cp_say("the command's changes are held as run %s: 'conch-place changes' lists "
+                   "them, 'conch-place land' lands them, 'conch-place discard' drops them",
+                   s->layer.id);
+    } else if (cp_held_land(&s->layer, req->config, "to take them, run again with --unsealed",
+                            false, &err) < 0) {
+        cp_say("%s; the changes are kept: 'conch-place land' finishes the landing", err->msg);
+    }
+    cp_run_report_stage("landing");
+}
+
+static void freeze_box(struct container_state *s, const char *id)
+{
+    cleanup_error cp_error_t perr = NULL;
+    if (cp_box_pause(s->engine, id, &perr) == 0)
+        return;
+    cp_debug("pausing the box: %s", perr->msg);
+    remove_after_failure(s, id);
+}
+
 static int container_run(void *state, const struct cp_run_request *req, int *status_out,
                          cp_error_t *err)
 {
@@ -349,6 +435,7 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
         cp_container_report_box(s->engine, id);
         struct cp_demux d;
         cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
+        s->layer.since_ns = fs_now_ns();
         r = warm ? run_warm(s, id, req, &d, status_out, err)
                  : run_fresh(s, id, req, &d, status_out, err);
         cp_debug("command done");
@@ -360,11 +447,26 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
             cp_container_report_seal(s->engine, &s->seal, *status_out);
         if (req->sealed)
             cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
+        /* A box woken through the exec API outlives its command, and what it left running could
+         * still write: it is frozen (or, failing that, removed) before the gate reads its layer.
+         * Freezing answers in a few ms where a removal waits for the box's teardown. */
+        if (s->gated && warm && strcmp(s->engine->kind, "docker") == 0)
+            freeze_box(s, id);
+        land_layer(s, req);
         /* The used box goes, and the next one is made, while the caller moves on. */
-        cp_warm_refill(s->engine, id, warm_enabled() ? s->warm_spec : NULL, s->warm_name);
+        struct cp_warm_refill next = {.used_id = id,
+                                      .used_layer = s->gated ? s->layer.id : NULL,
+                                      .spec = warm_enabled() ? s->warm_spec : NULL,
+                                      .name = s->warm_name,
+                                      .workdir = s->gated ? req->workdir : NULL};
+        cp_warm_refill(s->engine, &next);
         return 0;
     }
     remove_after_failure(s, id);
+    /* However the command ended, what it wrote lands (a stop's 130/143 too). */
+    land_layer(s, req);
+    if (s->gated && s->layer.id != NULL)
+        cp_layer_drop(s->engine, s->layer.id);
     /* A signal may also surface as the failure it caused (a lock or a call cut short). */
     if (r == CP_ERR_INTERRUPTED || cp_signals_caught() != 0) {
         *status_out = 128 + cp_signals_caught();
@@ -378,6 +480,9 @@ static void container_release(void *state)
 {
     state_free(state);
 }
+
+/* `clean` drops held runs nobody landed or discarded within this. */
+#define HELD_MAX_AGE (7 * 24 * 3600)
 
 static int clean_engine(const char *kind, int *found, cp_error_t *err)
 {
@@ -395,6 +500,7 @@ static int clean_engine(const char *kind, int *found, cp_error_t *err)
         return cp_error_code(err);
     printf("%s: removed %d unused egress sidecar%s and network%s\n", e->kind, sidecars,
            sidecars == 1 ? "" : "s", sidecars == 1 ? "" : "s");
+    cp_layer_sweep(e);
     return 0;
 }
 
@@ -406,6 +512,10 @@ static int container_clean(const struct cp_config *cfg, cp_error_t *err)
         return cp_error_code(err);
     if (found == 0)
         printf("container: no engine answers, so no box is left\n");
+    int held = 0;
+    if (cp_held_clean(HELD_MAX_AGE, &held, err) < 0)
+        return cp_error_code(err);
+    printf("removed %d held run%s older than 7 days\n", held, held == 1 ? "" : "s");
     return 0;
 }
 

@@ -24,7 +24,8 @@ void cp_container_report_engine(const struct cp_engine *e, const char *image, co
     cp_run_report_set("image", image);
     cp_run_report_set("image_id", image_id);
     cp_run_report_sealed(sealed);
-    cp_run_report_files_how("bound");
+    /* Sealed, the folder is seen through the layer the gate lands (place-container.c). */
+    cp_run_report_files_how(sealed ? "gate" : "bound");
     cp_run_report_stage("engine");
 }
 

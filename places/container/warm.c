@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "places/container/box.h"
+#include "places/container/layer.h"
 #include "places/container/warm.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
@@ -64,6 +65,8 @@ char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
     base.interactive = false;
     base.labels = NULL;
     base.env = NULL;
+    /* Each box has a layer of its own; whether there is one belongs to the key. */
+    base.layer = spec->layer != NULL ? "layer" : NULL;
     cleanup_json json_object *j = cp_box_spec_json(&base);
     /* A box made to be woken one way is never claimed by a run that would use the other. */
     return xasprintf("%s %s %s %s", PACKAGE_VERSION,
@@ -345,33 +348,51 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     return exec_api(e, id, x, d, status_out, err);
 }
 
-static void refill_now(const struct cp_engine *parent, const char *used_id, json_object *spec,
-                       const char *name)
+/* The next warm box's layer is made with it, under its own name (layer.h). */
+static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, cp_error_t *err)
+{
+    if (r->workdir == NULL)
+        return 0;
+    struct cp_held_run layer = {0};
+    if (cp_layer_make(e, r->workdir, r->name, NULL, "warm", &layer, err) < 0)
+        return cp_error_code(err);
+    cp_held_run_dispose(&layer);
+    return 0;
+}
+
+static void refill_now(const struct cp_engine *parent, const struct cp_warm_refill *r)
 {
     struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
     memcpy(e.version, parent->version, sizeof(e.version));
     cleanup_error cp_error_t err = NULL;
-    if (used_id != NULL)
-        (void)cp_box_remove(&e, used_id, &err);
+    if (r->used_id != NULL)
+        (void)cp_box_remove(&e, r->used_id, &err);
     cp_error_free(&err);
+    if (r->used_layer != NULL)
+        cp_layer_drop(&e, r->used_layer);
+    /* Layers whose boxes a crash or an idle exit left: nobody waits here. */
+    cp_layer_sweep(&e);
     cleanup_free char *id = NULL;
-    if (spec != NULL) {
-        if (cp_box_create(&e, spec, name, &id, &err) == 0 && cp_box_start(&e, id, &err) < 0)
-            (void)cp_box_remove(&e, id, NULL);
+    if (r->spec != NULL && warm_layer(&e, r, &err) == 0) {
+        if (cp_box_create(&e, r->spec, r->name, &id, &err) < 0 || cp_box_start(&e, id, &err) < 0) {
+            if (id != NULL)
+                (void)cp_box_remove(&e, id, NULL);
+            if (r->workdir != NULL)
+                cp_layer_drop(&e, r->name);
+        }
     }
     if (e.curl != NULL)
         curl_easy_cleanup(e.curl);
 }
 
 /* Double fork: the grandchild belongs to nobody's terminal and outlives the run. */
-void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec,
-                    const char *name)
+void cp_warm_refill(const struct cp_engine *e, const struct cp_warm_refill *r)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        if (used_id != NULL)
-            (void)cp_box_remove((struct cp_engine *)e, used_id, NULL);
+        if (r->used_id != NULL)
+            (void)cp_box_remove((struct cp_engine *)e, r->used_id, NULL);
         return;
     }
     if (pid > 0) {
@@ -388,6 +409,6 @@ void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object 
         dup2(null, STDOUT_FILENO);
         dup2(null, STDERR_FILENO);
     }
-    refill_now(e, used_id, warm_spec, name);
+    refill_now(e, r);
     _exit(0);
 }

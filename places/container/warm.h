@@ -46,10 +46,17 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
  * quoted for sh. Exposed for the unit tests. */
 int cp_warm_command_message(char *const *argv, struct cp_buf *out, cp_error_t *err);
 
-/* In a detached process: removes used_id (if not NULL), then makes and starts the next warm
- * box from warm_spec (if not NULL) under name. Returns at once. */
-void cp_warm_refill(const struct cp_engine *e, const char *used_id, json_object *warm_spec,
-                    const char *name);
+struct cp_warm_refill {
+    const char *used_id;    /* the used box, removed first (NULL: none) */
+    const char *used_layer; /* then its layer's volume (NULL: none) */
+    json_object *spec;      /* the next warm box (NULL: none) ... */
+    const char *name;       /* ... made under this name */
+    const char *workdir;    /* ... with a layer of its own over this folder (NULL: bound) */
+};
+
+/* In a detached process: removes the used box and its layer's volume, then makes and starts the
+ * next warm box (its layer first). Returns at once. */
+void cp_warm_refill(const struct cp_engine *e, const struct cp_warm_refill *r);
 
 /* Whether a box's name marks it as a warm box nobody has claimed. */
 bool cp_warm_unclaimed(const char *name);

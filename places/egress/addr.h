@@ -32,9 +32,12 @@ struct cp_cidr {
     unsigned prefix;
 };
 
-/* Classifies an address; IPv4 wrapped in IPv6 (mapped, compatible, NAT64, 6to4, Teredo) is
- * classified as the IPv4 it carries, since that is where the packets may end up. */
+/* Classifies an address by the row of IANA's special-purpose registries its longest prefix
+ * matches (public when none does); IPv4 wrapped in IPv6 (mapped, compatible, NAT64, 6to4,
+ * Teredo) is classified as the IPv4 it carries, since that is where the packets may end up. */
 enum cp_addr_kind cp_addr_classify(const struct cp_ip *ip);
+/* Row i of that table, for the tests that hold one case per row; false past the last. */
+bool cp_addr_special_row(size_t i, struct cp_cidr *out);
 const char *cp_addr_kind_name(enum cp_addr_kind kind);
 
 /* Converts a resolver's answer; -1 for a family we do not dial. */

@@ -173,6 +173,18 @@ static enum cp_egress_reason read_hello(struct cursor c, const char *host, char 
     return ech ? CP_EGRESS_ECH : name;
 }
 
+enum cp_egress_reason cp_tls_client_hello_judge(const uint8_t *msg, size_t len, const char *host,
+                                                char *sni, size_t sni_size)
+{
+    if (sni_size > 0)
+        sni[0] = '\0';
+    if (len < 4 || msg[0] != HS_CLIENT_HELLO ||
+        len - 4 != (((size_t)msg[1] << 16) | ((size_t)msg[2] << 8) | msg[3]))
+        return CP_EGRESS_NOT_TLS;
+    struct cursor body = {.p = msg + 4, .left = len - 4};
+    return read_hello(body, host, sni, sni_size);
+}
+
 int cp_tls_hello_check(const uint8_t *data, size_t len, const char *host,
                        enum cp_egress_reason *reason, char *sni, size_t sni_size)
 {
@@ -187,7 +199,6 @@ int cp_tls_hello_check(const uint8_t *data, size_t len, const char *host,
     }
     if (r != 0)
         return r < 0 ? 0 : 1;
-    struct cursor body = {.p = hs + 4, .left = hs_len - 4};
-    *reason = read_hello(body, host, sni, sni_size);
+    *reason = cp_tls_client_hello_judge(hs, hs_len, host, sni, sni_size);
     return 0;
 }

@@ -28,4 +28,10 @@
 int cp_tls_hello_check(const uint8_t *data, size_t len, const char *host,
                        enum cp_egress_reason *reason, char *sni, size_t sni_size);
 
+/* Judges one whole handshake message msg[0..len), its 4-byte header included, as above:
+ * CP_EGRESS_NOT_TLS when it is not a ClientHello or its lengths disagree. For the hellos that
+ * follow the first on a tunnel (watch.h). */
+enum cp_egress_reason cp_tls_client_hello_judge(const uint8_t *msg, size_t len, const char *host,
+                                                char *sni, size_t sni_size);
+
 #endif

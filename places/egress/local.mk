@@ -10,7 +10,8 @@ libconch_la_SOURCES += \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
 	places/egress/upstream.c places/egress/upstream.h \
-	places/egress/verdict.c places/egress/verdict.h
+	places/egress/verdict.c places/egress/verdict.h \
+	places/egress/watch.c places/egress/watch.h
 
 # The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
 TESTS += tests/egress/proxy.test
@@ -21,7 +22,8 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -37,15 +39,26 @@ tests_unit_test_egress_hello_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_upstream_SOURCES = tests/unit/test_egress_upstream.c
 tests_unit_test_egress_upstream_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_upstream_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_watch_SOURCES = tests/unit/test_egress_watch.c
+tests_unit_test_egress_watch_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_watch_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_resolver_SOURCES = tests/unit/test_egress_resolver.c
+tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
-	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver
 endif
 
-# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, and the
-# addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
+# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
+# of a tunnel's handshake both ways, and the addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
 # replayed.
 if ENABLE_FUZZERS
-noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello
+noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
+	tests/fuzz/fuzz_proxy_watch
+tests_fuzz_fuzz_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c
+tests_fuzz_fuzz_proxy_watch_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c
 tests_fuzz_fuzz_proxy_hello_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
@@ -58,7 +71,11 @@ tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
-	tests/fuzz/replay_proxy_hello
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch
+tests_fuzz_replay_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_watch_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_watch\"
+tests_fuzz_replay_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_hello_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_hello\"
@@ -71,5 +88,6 @@ tests_fuzz_replay_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c tests/fuzz/r
 tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
-TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello
+TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
+	tests/fuzz/replay_proxy_watch
 EXTRA_DIST += bench/egress-proxy

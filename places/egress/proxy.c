@@ -2,7 +2,9 @@
  * upstream proxy] -> HELLO -> TUNNEL, or leaves for REFUSING -> LINGER with an answer that
  * says why. Every stage has a deadline, every buffer a bound; an idle tunnel holds no buffer
  * and no pipe: bytes are spliced through one shared pipe (no copy through user space), and
- * only what a slow reader leaves behind is kept, in that pipe, which the tunnel then owns. */
+ * only what a slow reader leaves behind is kept, in that pipe, which the tunnel then owns.
+ * Until the server's ServerHello has gone by, a tunnel copies instead, so that the watch
+ * (watch.h) reads every later ClientHello before it goes on. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "places/egress/hello.h"
 #include "places/egress/proxy.h"
 #include "places/egress/request.h"
+#include "places/egress/watch.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
 
@@ -84,6 +87,7 @@ struct conn {
     unsigned dial_port; /* 443, or the upstream proxy's */
     uint8_t *hello;     /* HELLO stage only: the ClientHello's bytes so far */
     size_t hello_len, hello_cap;
+    struct cp_tls_watch *watch; /* TUNNEL stage, until the server's ServerHello */
     struct cp_ip addrs[CP_EGRESS_ADDRS_MAX];
     size_t naddrs, next_addr;
     struct flow up, down; /* client to upstream; upstream to client (and our answers) */
@@ -177,6 +181,15 @@ static bool flow_pending(const struct flow *f)
     return f->len > 0 || f->piped > 0;
 }
 
+static void watch_end(struct conn *c)
+{
+    if (c->watch == NULL)
+        return;
+    cp_tls_watch_dispose(c->watch);
+    free(c->watch);
+    c->watch = NULL;
+}
+
 /* Closes everything now; the memory goes after the current batch of events, which may still
  * name this connection. */
 static void conn_kill(struct proxy *p, struct conn *c)
@@ -185,6 +198,7 @@ static void conn_kill(struct proxy *p, struct conn *c)
         return;
     side_close(p, &c->client);
     side_close(p, &c->upstream);
+    watch_end(c);
     if (c->job != NULL)
         cp_egress_resolver_cancel(c->job);
     c->job = NULL;
@@ -277,6 +291,7 @@ static void refuse_with(struct proxy *p, struct conn *c, enum cp_egress_reason r
     c->head = NULL;
     free(c->hello);
     c->hello = NULL;
+    watch_end(c);
     flow_dispose(&c->up);
     flow_dispose(&c->down);
     if (len > 0)
@@ -369,6 +384,17 @@ static void tunnel_open(struct proxy *p, struct conn *c)
         conn_kill(p, c);
 }
 
+/* A fatal alert: unrecognized_name (112) for a name we will not serve; decode_error (50)
+ * else. */
+static size_t tls_alert(enum cp_egress_reason reason, char *out)
+{
+    bool name =
+        reason == CP_EGRESS_SNI_MISMATCH || reason == CP_EGRESS_NO_SNI || reason == CP_EGRESS_ECH;
+    const char alert[TLS_ALERT_LEN] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, name ? 112 : 50};
+    memcpy(out, alert, sizeof(alert));
+    return sizeof(alert);
+}
+
 /* After the 200 the client expects TLS: a fatal alert is what its library can report. Plain
  * text gets the HTTP answer, which an HTTP client can show. */
 static void refuse_hello(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
@@ -376,17 +402,21 @@ static void refuse_hello(struct proxy *p, struct conn *c, enum cp_egress_reason 
 {
     char answer[RESPONSE_MAX];
     size_t len;
-    if (c->hello_len > 0 && c->hello[0] != 0x16) {
+    if (c->hello_len > 0 && c->hello[0] != 0x16)
         len = http_answer(p, c, reason, answer, sizeof(answer));
-    } else {
-        /* unrecognized_name (112) for a name we will not serve; decode_error (50) else. */
-        bool name = reason == CP_EGRESS_SNI_MISMATCH || reason == CP_EGRESS_NO_SNI ||
-                    reason == CP_EGRESS_ECH;
-        const char alert[TLS_ALERT_LEN] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, name ? 112 : 50};
-        memcpy(answer, alert, sizeof(alert));
-        len = reason == CP_EGRESS_HELLO_TIMEOUT ? 0 : sizeof(alert);
-    }
+    else
+        len = reason == CP_EGRESS_HELLO_TIMEOUT ? 0 : tls_alert(reason, answer);
     refuse_with(p, c, reason, &c->addrs[c->next_addr], sni, answer, len);
+}
+
+/* A later ClientHello of the tunnel refused: the server never gets it whole, and the client,
+ * still in its handshake, gets the alert. */
+static void refuse_later_hello(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
+                               const char *sni)
+{
+    char alert[TLS_ALERT_LEN];
+    size_t len = tls_alert(reason, alert);
+    refuse_with(p, c, reason, &c->addrs[c->next_addr], sni[0] ? sni : NULL, alert, len);
 }
 
 static void flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to);
@@ -411,6 +441,12 @@ static void read_hello(struct proxy *p, struct conn *c)
     char sni[256];
     if (cp_tls_hello_check(c->hello, c->hello_len, c->name, &reason, sni, sizeof(sni)) == 1)
         return;
+    /* The hello passed; from here every byte the client sends goes through the watch, which
+     * judges the bytes that came with the hello too (a second hello in the same packet). */
+    if (reason == CP_EGRESS_ALLOWED) {
+        c->watch = xcalloc(1, sizeof(*c->watch));
+        reason = cp_tls_watch_client(c->watch, c->hello, c->hello_len, c->name, sni, sizeof(sni));
+    }
     if (reason != CP_EGRESS_ALLOWED) {
         refuse_hello(p, c, reason, sni[0] ? sni : NULL);
         return;
@@ -458,12 +494,34 @@ static bool read_moved(struct proxy *p, struct conn *c, struct flow *f, struct s
     return true;
 }
 
+/* Shows the watch what one side sent; false when the tunnel was refused for it. The watch
+ * ends with the server's ServerHello, and the tunnel splices from then on. */
+static bool watched(struct proxy *p, struct conn *c, struct side *from, size_t n)
+{
+    const uint8_t *bytes = (const uint8_t *)p->scratch;
+    if (c->watch == NULL)
+        return true;
+    if (from == &c->upstream) {
+        cp_tls_watch_server(c->watch, bytes, n);
+        if (cp_tls_watch_done(c->watch))
+            watch_end(c);
+        return true;
+    }
+    char sni[256];
+    enum cp_egress_reason reason =
+        cp_tls_watch_client(c->watch, bytes, n, c->name, sni, sizeof(sni));
+    if (reason == CP_EGRESS_ALLOWED)
+        return true;
+    refuse_later_hello(p, c, reason, sni);
+    return false;
+}
+
 /* Moves bytes from one side to the other through the scratch buffer. */
 static void relay_copy(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
                        struct side *to)
 {
     ssize_t n = recv(from->fd, p->scratch, SCRATCH_SIZE, 0);
-    if (!read_moved(p, c, f, to, n))
+    if (!read_moved(p, c, f, to, n) || !watched(p, c, from, (size_t)n))
         return;
     ssize_t w = send(to->fd, p->scratch, (size_t)n, MSG_NOSIGNAL);
     if (w < 0 && errno != EAGAIN && errno != EINTR) {
@@ -488,7 +546,7 @@ static void relay(struct proxy *p, struct conn *c, struct side *from, struct flo
     for (int round = 0; round < RELAY_ROUNDS; round++) {
         if (flow_pending(f) || f->eof)
             return;
-        if (!shared_pipe(p)) {
+        if (c->watch != NULL || !shared_pipe(p)) {
             relay_copy(p, c, from, f, to);
             return;
         }

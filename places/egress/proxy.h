@@ -1,6 +1,6 @@
 /* The egress proxy's event loop: CONNECT host:443 for listed names, then a ClientHello for
- * that same name, one epoll loop and one thread (lookups too, see resolver.h). Knows nothing
- * of the engine. */
+ * that same name, and every later one until the server's ServerHello (watch.h), one epoll
+ * loop and one thread (lookups too, see resolver.h). Knows nothing of the engine. */
 #ifndef CONCH_EGRESS_PROXY_H
 #define CONCH_EGRESS_PROXY_H
 

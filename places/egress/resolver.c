@@ -61,12 +61,22 @@ int cp_egress_resolver_new(const struct cp_egress_policy *policy, const char *se
         cp_egress_resolver_free(r);
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make the resolver's epoll set");
     }
-    struct ares_options o = {.timeout = LOOKUP_TIMEOUT_MS,
+    /* Every name is fully qualified: a search domain (resolv.conf's search line, LOCALDOMAIN)
+     * would turn a listed name that does not exist into NAME.SEARCH-DOMAIN, a host nobody
+     * listed, and HOSTALIASES would let the environment rename a listed host. The flag alone
+     * is not enough: c-ares 1.18's ares_getaddrinfo ignores ARES_FLAG_NOSEARCH (the proxy
+     * still dialled NAME.SEARCH-DOMAIN with it set), so the search list is also set empty,
+     * which keeps LOCALDOMAIN and resolv.conf from filling it. */
+    struct ares_options o = {.flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES,
+                             .timeout = LOOKUP_TIMEOUT_MS,
                              .tries = LOOKUP_TRIES,
+                             .domains = NULL,
+                             .ndomains = 0,
                              .sock_state_cb = watch_socket,
                              .sock_state_cb_data = r};
     int rc = ares_init_options(&r->channel, &o,
-                               ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB);
+                               ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES |
+                                   ARES_OPT_DOMAINS | ARES_OPT_SOCK_STATE_CB);
     if (rc != ARES_SUCCESS) {
         cp_egress_resolver_free(r);
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot start the resolver: %s",

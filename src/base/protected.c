@@ -45,6 +45,47 @@ const char *const cp_protected_default[] = {
     NULL,
 };
 
+/* Host-run files (DESIGN.md, "Landing"): what this computer runs by itself, with nobody asking,
+ * once it is in the folder. A sealed command may write them in its box, but they never land here
+ * from any place (nor are they deleted here: removing the relay's hook would unseal the next
+ * commands). Matched like the protected list, at any depth, a folder with all under it. */
+const char *const cp_host_run_default[] = {
+    /* Assistants: hooks, commands and agents run at the next turn; MCP servers are started. */
+    ".claude/",
+    ".mcp.json",
+    ".cursor/",
+    ".gemini/",
+    /* Editors: tasks run when the folder is opened; settings name interpreters and tools. */
+    ".vscode/",
+    ".idea/",
+    ".zed/",
+    /* direnv runs .envrc on `cd`; a dev container's file names commands run when it is made. */
+    ".envrc",
+    ".devcontainer/",
+    /* Git runs these at the next commit or checkout (core.hooksPath's folder is added per run). */
+    ".pre-commit-config.yaml",
+    ".husky/",
+    ".gitmodules",
+    /* Shells read these at start-up when the folder is a home or is sourced by a tool. */
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".config/fish/",
+    NULL,
+};
+
 /* The shapes the list uses ("name", "pre*", "*.ext") without fnmatch, which is slow with
  * FNM_CASEFOLD and runs for every component of every file the mirror lists. -1: other shape. */
 static int match_simple(const char *pat, const char *name)

@@ -11,6 +11,11 @@
  * protected with everything under it. */
 extern const char *const cp_protected_default[];
 
+/* Host-run files: what this computer runs by itself once it is in the folder (assistant hooks,
+ * editor tasks, .envrc, git's hooks, shell start-up files). Nothing lands on one of them from any
+ * place. Same shape and matching as the list above; NULL-terminated. */
+extern const char *const cp_host_run_default[];
+
 /* Whether rel (a relative path, components joined by '/') is itself a protected place: its
  * last components match all of one pattern's components, whatever lies before them. Case is
  * ignored, so a case-insensitive file system cannot spell a key past the list. */

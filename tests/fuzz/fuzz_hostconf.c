@@ -1,6 +1,6 @@
 /* Fuzz target: the settings files the allow-list reads (~/.npmrc, ~/.bunfig.toml, pip.conf,
  * .git/config), each reader on the same bytes, and every address they yield through the URL
- * checks. */
+ * checks; and git's core.hooksPath reader (src/base/git-hooks.c), which the gate trusts. */
 #include "config.h"
 
 #include <stdint.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "places/container/hostconf.h"
+#include "src/base/git-hooks.h"
 #include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,5 +30,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     urls(cp_bunfig_registries(text, size));
     urls(cp_pipconf_indexes(text, size));
     urls(cp_gitconfig_remotes(text, size));
+    free(cp_git_hooks_value(text, size));
     return 0;
 }

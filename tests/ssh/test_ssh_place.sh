@@ -539,6 +539,25 @@ grep -q 'conch-place: the work folder: sending [0-9.]* [kM]B of 23.8 MB' "$T/typ
 rm -f "$W/large.bin"
 rc=$(run box -- true)
 
+# ---- host-run files never land from the far side (issue 17) ----
+plant=$(grep -v '^#' "$SRC/tests/integration/host-run-files")
+echo "mine" >"$W/.envrc"
+rc=$(run box -- sh -c "for f in $(echo $plant); do mkdir -p \"\$(dirname \"\$f\")\"; echo planted >\"\$f\"; done; echo ok >host-run-ran.txt")
+[ "$rc" = 0 ] && [ -f "$W/host-run-ran.txt" ] && ok "host-run: the far command ran and its own file landed" ||
+    fail "host-run run: rc=$rc $(cat "$T/err")"
+for f in $plant; do
+    if [ "$f" = .envrc ]; then
+        [ "$(cat "$W/.envrc")" = mine ] && ok "host-run: $f kept as it was here" || fail "host-run: $f replaced"
+    else
+        [ ! -e "$W/$f" ] && ok "host-run: $f did not land" || fail "host-run: $f landed from the far side"
+    fi
+done
+grep -q 'host-run' "$T/err" && ok "host-run: one line says so" || fail "host-run words: $(cat "$T/err")"
+rc=$(run box -- rm -f .envrc)
+[ -f "$W/.envrc" ] && ok "host-run: a deletion there is not done here" || fail "host-run: .envrc deleted here"
+rm -f "$W/.envrc" "$W/host-run-ran.txt"
+rc=$(run box -- true)
+
 # ---- places and doctor ----
 "$CP" places --json >"$T/places.json" 2>"$T/err"
 grep -q '"place":"ssh:box","ready":true' "$T/places.json" &&

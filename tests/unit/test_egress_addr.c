@@ -3,8 +3,10 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -128,6 +130,158 @@ static void test_egress_addr__ipv4_hidden_in_ipv6__classified_as_the_ipv4(void *
     expect_kind("2001:0:a00:1::", CP_ADDR_PRIVATE); /* the server half private */
 }
 
+/* One case per row of the special-purpose table: the row as cp_ip_format writes it, two
+ * addresses inside it, and the kind both get (for a row that carries IPv4, the kind of the IPv4
+ * the two carry: such a row is public where that IPv4 is). */
+struct row_case {
+    const char *row;
+    const char *inside[2];
+    enum cp_addr_kind kind;
+    bool carries;
+};
+
+#define ALL_F "ffff:ffff:ffff:ffff:ffff"
+static const struct row_case row_cases[] = {
+    {"0.0.0.0/8", {"0.0.0.0", "0.255.255.255"}, CP_ADDR_UNSPECIFIED, false},
+    {"0.0.0.0/32", {"0.0.0.0", "0.0.0.0"}, CP_ADDR_UNSPECIFIED, false},
+    {"10.0.0.0/8", {"10.0.0.1", "10.255.255.255"}, CP_ADDR_PRIVATE, false},
+    {"100.64.0.0/10", {"100.64.0.1", "100.127.255.254"}, CP_ADDR_CGNAT, false},
+    {"127.0.0.0/8", {"127.0.0.1", "127.255.255.255"}, CP_ADDR_LOOPBACK, false},
+    {"169.254.0.0/16", {"169.254.169.254", "169.254.0.1"}, CP_ADDR_LINK_LOCAL, false},
+    {"172.16.0.0/12", {"172.16.5.4", "172.31.255.255"}, CP_ADDR_PRIVATE, false},
+    {"192.0.0.0/24", {"192.0.0.11", "192.0.0.255"}, CP_ADDR_RESERVED, false},
+    {"192.0.0.0/29", {"192.0.0.1", "192.0.0.7"}, CP_ADDR_RESERVED, false},
+    {"192.0.0.8/32", {"192.0.0.8", "192.0.0.8"}, CP_ADDR_RESERVED, false},
+    {"192.0.0.9/32", {"192.0.0.9", "192.0.0.9"}, CP_ADDR_RESERVED, false},
+    {"192.0.0.10/32", {"192.0.0.10", "192.0.0.10"}, CP_ADDR_RESERVED, false},
+    {"192.0.0.170/32", {"192.0.0.170", "192.0.0.170"}, CP_ADDR_RESERVED, false},
+    {"192.0.0.171/32", {"192.0.0.171", "192.0.0.171"}, CP_ADDR_RESERVED, false},
+    {"192.0.2.0/24", {"192.0.2.1", "192.0.2.255"}, CP_ADDR_RESERVED, false},
+    {"192.31.196.0/24", {"192.31.196.1", "192.31.196.255"}, CP_ADDR_RESERVED, false},
+    {"192.52.193.0/24", {"192.52.193.1", "192.52.193.255"}, CP_ADDR_RESERVED, false},
+    {"192.88.99.0/24", {"192.88.99.1", "192.88.99.255"}, CP_ADDR_RESERVED, false},
+    {"192.168.0.0/16", {"192.168.1.1", "192.168.255.255"}, CP_ADDR_PRIVATE, false},
+    {"192.175.48.0/24", {"192.175.48.1", "192.175.48.255"}, CP_ADDR_RESERVED, false},
+    {"198.18.0.0/15", {"198.18.0.1", "198.19.255.255"}, CP_ADDR_RESERVED, false},
+    {"198.51.100.0/24", {"198.51.100.1", "198.51.100.255"}, CP_ADDR_RESERVED, false},
+    {"203.0.113.0/24", {"203.0.113.1", "203.0.113.255"}, CP_ADDR_RESERVED, false},
+    {"240.0.0.0/4", {"240.0.0.1", "255.255.255.254"}, CP_ADDR_RESERVED, false},
+    {"255.255.255.255/32", {"255.255.255.255", "255.255.255.255"}, CP_ADDR_BROADCAST, false},
+    {"224.0.0.0/4", {"224.0.0.1", "239.255.255.255"}, CP_ADDR_MULTICAST, false},
+    {"::/128", {"::", "::"}, CP_ADDR_UNSPECIFIED, false},
+    {"::1/128", {"::1", "::1"}, CP_ADDR_LOOPBACK, false},
+    {"::ffff:0.0.0.0/96", {"::ffff:10.0.0.1", "::ffff:10.255.0.1"}, CP_ADDR_PRIVATE, true},
+    {"64:ff9b::/96", {"64:ff9b::a00:1", "64:ff9b::10.1.2.3"}, CP_ADDR_PRIVATE, true},
+    {"64:ff9b:1::/48",
+     {"64:ff9b:1::a9fe:a9fe", "64:ff9b:1:ffff:ffff:ffff:a9fe:a9fe"},
+     CP_ADDR_LINK_LOCAL,
+     true},
+    {"100::/64", {"100::1", "100::ffff:ffff:ffff:ffff"}, CP_ADDR_RESERVED, false},
+    {"100:0:0:1::/64", {"100:0:0:1::1", "100:0:0:1:ffff:ffff:ffff:ffff"}, CP_ADDR_RESERVED, false},
+    {"2001::/23", {"2001:100::1", "2001:1ff:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001::/32",
+     {"2001:0:4136:e378:8000:63bf:f5ff:fffe", "2001:0:a00:1::"},
+     CP_ADDR_PRIVATE,
+     true},
+    {"2001:1::1/128", {"2001:1::1", "2001:1::1"}, CP_ADDR_RESERVED, false},
+    {"2001:1::2/128", {"2001:1::2", "2001:1::2"}, CP_ADDR_RESERVED, false},
+    {"2001:1::3/128", {"2001:1::3", "2001:1::3"}, CP_ADDR_RESERVED, false},
+    {"2001:2::/48", {"2001:2::1", "2001:2:0:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001:3::/32", {"2001:3::1", "2001:3:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001:4:112::/48", {"2001:4:112::1", "2001:4:112:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001:10::/28", {"2001:10::1", "2001:1f:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001:20::/28", {"2001:20::1", "2001:2f:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001:30::/28", {"2001:30::1", "2001:3f:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2001:db8::/32", {"2001:db8::1", "2001:db8:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"2002::/16", {"2002:a00:1::1", "2002:a00:1:ffff::"}, CP_ADDR_PRIVATE, true},
+    {"2620:4f:8000::/48", {"2620:4f:8000::1", "2620:4f:8000:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"3fff::/20", {"3fff::1", "3fff:fff:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"5f00::/16", {"5f00::1", "5f00:ffff:ffff:" ALL_F}, CP_ADDR_RESERVED, false},
+    {"fc00::/7", {"fc00::1", "fdff:ffff:ffff:" ALL_F}, CP_ADDR_PRIVATE, false},
+    {"fe80::/10", {"fe80::1", "febf:ffff:ffff:" ALL_F}, CP_ADDR_LINK_LOCAL, false},
+    {"::/96", {"::127.0.0.1", "::127.255.0.1"}, CP_ADDR_LOOPBACK, true},
+    {"64:ff9b::/32",
+     {"64:ff9b:5d5d:5d5d:5d:5d5d:5db8:d822", "64:ff9b:5d5d:5d5d:5d:5d5d:5db8:d823"},
+     CP_ADDR_RESERVED,
+     false},
+    {"fec0::/10", {"fec0::1", "feff:ffff:ffff:" ALL_F}, CP_ADDR_PRIVATE, false},
+    {"ff00::/8", {"ff02::2", "ffff:ffff:ffff:" ALL_F}, CP_ADDR_MULTICAST, false},
+};
+
+static const struct row_case *case_for(const char *row)
+{
+    for (size_t i = 0; i < sizeof(row_cases) / sizeof(row_cases[0]); i++)
+        if (strcmp(row_cases[i].row, row) == 0)
+            return &row_cases[i];
+    return NULL;
+}
+
+/* A row added to the table without a case here fails, and so does a case for no row. */
+static void test_egress_addr__every_registry_row__has_its_case(void **state)
+{
+    struct cp_cidr row;
+    size_t n = 0;
+    for (; cp_addr_special_row(n, &row); n++) {
+        char net[64], text[80];
+        cp_ip_format(&row.net, net, sizeof(net));
+        snprintf(text, sizeof(text), "%s/%u", net, row.prefix);
+        if (case_for(text) == NULL)
+            fail_msg("row %s has no case", text);
+    }
+    assert_int_equal(n, sizeof(row_cases) / sizeof(row_cases[0]));
+}
+
+/* The last address of a CIDR: its network with every host bit set. */
+static struct cp_ip last_of(const struct cp_cidr *c)
+{
+    struct cp_ip ip = c->net;
+    unsigned total = ip.family == AF_INET ? 32 : 128;
+    for (unsigned bit = c->prefix; bit < total; bit++)
+        ip.bytes[bit / 8] |= (uint8_t)(0x80 >> (bit % 8));
+    return ip;
+}
+
+static void test_egress_addr__each_registry_row__its_kind_and_never_public(void **state)
+{
+    for (size_t i = 0; i < sizeof(row_cases) / sizeof(row_cases[0]); i++) {
+        const struct row_case *rc = &row_cases[i];
+        struct cp_cidr row;
+        if (cp_cidr_parse(rc->row, &row, NULL) < 0)
+            fail_msg("case row %s does not parse", rc->row);
+        for (size_t k = 0; k < 2; k++) {
+            struct cp_ip ip;
+            assert_int_equal(cp_ip_parse(rc->inside[k], &ip), 0);
+            if (!cp_cidr_contains(&row, &ip))
+                fail_msg("%s is not in %s", rc->inside[k], rc->row);
+            enum cp_addr_kind got = cp_addr_classify(&ip);
+            if (got != rc->kind)
+                fail_msg("%s (row %s): got %s, want %s", rc->inside[k], rc->row,
+                         cp_addr_kind_name(got), cp_addr_kind_name(rc->kind));
+        }
+        if (rc->carries)
+            continue;
+        /* A row's first and last addresses are refused too (they may fall in a longer row). */
+        struct cp_ip last = last_of(&row);
+        if (cp_addr_classify(&row.net) == CP_ADDR_PUBLIC ||
+            cp_addr_classify(&last) == CP_ADDR_PUBLIC)
+            fail_msg("an edge of %s is judged public", rc->row);
+    }
+}
+
+/* Issue 20: the IPv6 documentation prefix of RFC 9637, benchmarking and ORCHIDv2 were public. */
+static void test_egress_addr__ipv6_documentation_benchmarking_orchid__refused(void **state)
+{
+    expect_kind("3fff::1", CP_ADDR_RESERVED);
+    expect_kind("3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", CP_ADDR_RESERVED);
+    expect_kind("2001:2::1", CP_ADDR_RESERVED);
+    expect_kind("2001:20::1", CP_ADDR_RESERVED);
+    expect_kind("2001:2f:ffff:ffff:ffff:ffff:ffff:ffff", CP_ADDR_RESERVED);
+    /* Their neighbours outside every row stay public. */
+    expect_kind("3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", CP_ADDR_PUBLIC);
+    expect_kind("3fff:1000::", CP_ADDR_PUBLIC);
+    expect_kind("2001:200::", CP_ADDR_PUBLIC);
+}
+
 static void test_egress_addr__cidr_parse__strict(void **state)
 {
     struct cp_cidr c;
@@ -208,6 +362,9 @@ int main(void)
         cmocka_unit_test(test_egress_addr__special_ipv6__each_kind),
         cmocka_unit_test(test_egress_addr__ipv4_hidden_in_ipv6__classified_as_the_ipv4),
         cmocka_unit_test(test_egress_addr__nat64_every_layout__special_carried_ipv4_refused),
+        cmocka_unit_test(test_egress_addr__every_registry_row__has_its_case),
+        cmocka_unit_test(test_egress_addr__each_registry_row__its_kind_and_never_public),
+        cmocka_unit_test(test_egress_addr__ipv6_documentation_benchmarking_orchid__refused),
         cmocka_unit_test(test_egress_addr__cidr_parse__strict),
         cmocka_unit_test(test_egress_addr__cidr_contains__mapped_matches_ipv4),
         cmocka_unit_test(test_egress_policy__suffix_and_prefix_confusion__not_listed),

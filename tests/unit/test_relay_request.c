@@ -90,6 +90,28 @@ static void test_relay_request__another_host__is_refused(void **state)
                      400);
 }
 
+static void test_relay_request__host_sharing_a_prefix_with_the_door__is_refused_421(void **state)
+{
+    (void)state;
+    /* The Host is the door's whole name and port, never a name that merely starts with it
+     * (or that it starts with). */
+    const char *hosts[] = {"127.0.0.1:42420",     "127.0.0.1:4242.evil.example",
+                           "127.0.0.1:4242x",     "127.0.0.1:4242:4242",
+                           "127.0.0.1:4242@evil", "localhost:42421",
+                           "localhost:4242.evil", "127.0.0.1:424",
+                           "127.0.0.1:",          "127.0.0.10:4242",
+                           "127.0.0.1.evil:4242", "localhost.evil.example:4242"};
+    for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+        char head[512];
+        snprintf(head, sizeof(head), "GET /run/" TICKET " HTTP/1.1\r\nHost: %s\r\n\r\n", hosts[i]);
+        struct cp_relay_verdict v = judge(head);
+        if (v.status != 421)
+            fail_msg("Host: %s gave %d, not 421", hosts[i], v.status);
+    }
+    assert_int_equal(judge("GET /run/" TICKET " HTTP/1.1\r\nHost: 127.0.0.1:4242\r\n\r\n").status,
+                     0);
+}
+
 static void test_relay_request__preflight_and_other_methods__are_refused(void **state)
 {
     (void)state;
@@ -193,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_relay_request__origin_header__is_refused_403),
         cmocka_unit_test(test_relay_request__browser_fetch_metadata__is_refused_403),
         cmocka_unit_test(test_relay_request__another_host__is_refused),
+        cmocka_unit_test(test_relay_request__host_sharing_a_prefix_with_the_door__is_refused_421),
         cmocka_unit_test(test_relay_request__preflight_and_other_methods__are_refused),
         cmocka_unit_test(test_relay_request__other_paths__are_refused_404),
         cmocka_unit_test(test_relay_request__malformed_heads__are_refused_400),

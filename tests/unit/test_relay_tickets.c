@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -16,6 +17,8 @@
 #include "relay/tickets.h"
 
 static char *const cmd[] = {"sh", "-c", "echo hi", NULL};
+
+#define S(x) ((int64_t)(x)*1000) /* the store's clock is in milliseconds */
 
 /* The hash the door computes from a ticket's 64 hex digits. */
 static void hash_of(const char *hex, uint8_t out[CP_SHA256_LEN])
@@ -29,7 +32,7 @@ static void hash_of(const char *hex, uint8_t out[CP_SHA256_LEN])
     cp_sha256(raw, sizeof(raw), out);
 }
 
-static void mint(struct cp_tickets *t, long ttl, long now, char hex[CP_RELAY_TICKET_HEX + 1],
+static void mint(struct cp_tickets *t, long ttl, int64_t now, char hex[CP_RELAY_TICKET_HEX + 1],
                  uint8_t hash[CP_SHA256_LEN])
 {
     cp_error_t err = NULL;
@@ -43,11 +46,11 @@ static void test_relay_tickets__minted__is_64_hex_and_buys_its_command_once(void
     struct cp_tickets *t = cp_tickets_new();
     char hex[CP_RELAY_TICKET_HEX + 1];
     uint8_t h[CP_SHA256_LEN];
-    mint(t, 60, 100, hex, h);
+    mint(t, 60, S(100), hex, h);
     assert_int_equal(strlen(hex), CP_RELAY_TICKET_HEX);
     assert_int_equal(strspn(hex, "0123456789abcdef"), CP_RELAY_TICKET_HEX);
     struct cp_ticket *k = NULL;
-    assert_int_equal(cp_tickets_take(t, h, 101, &k), CP_TICKET_GOOD);
+    assert_int_equal(cp_tickets_take(t, h, S(101), &k), CP_TICKET_GOOD);
     assert_non_null(k);
     assert_string_equal(k->argv[0], "sh");
     assert_string_equal(k->argv[2], "echo hi");
@@ -55,7 +58,7 @@ static void test_relay_tickets__minted__is_64_hex_and_buys_its_command_once(void
     assert_string_equal(k->place, "container");
     assert_string_equal(k->workdir, "/work/f");
     cp_ticket_free(k);
-    assert_int_equal(cp_tickets_take(t, h, 102, &k), CP_TICKET_USED);
+    assert_int_equal(cp_tickets_take(t, h, S(102), &k), CP_TICKET_USED);
     assert_null(k);
     cp_tickets_free(t);
 }
@@ -66,10 +69,10 @@ static void test_relay_tickets__two_mints__are_different(void **state)
     struct cp_tickets *t = cp_tickets_new();
     char a[CP_RELAY_TICKET_HEX + 1], b[CP_RELAY_TICKET_HEX + 1];
     uint8_t ha[CP_SHA256_LEN], hb[CP_SHA256_LEN];
-    mint(t, 60, 100, a, ha);
-    mint(t, 60, 100, b, hb);
+    mint(t, 60, S(100), a, ha);
+    mint(t, 60, S(100), b, hb);
     assert_string_not_equal(a, b);
-    assert_int_equal(cp_tickets_live(t, 100), 2);
+    assert_int_equal(cp_tickets_live(t, S(100)), 2);
     cp_tickets_free(t);
 }
 
@@ -79,13 +82,55 @@ static void test_relay_tickets__past_its_time__is_expired(void **state)
     struct cp_tickets *t = cp_tickets_new();
     char hex[CP_RELAY_TICKET_HEX + 1];
     uint8_t h[CP_SHA256_LEN];
-    mint(t, 5, 100, hex, h);
+    mint(t, 5, S(100), hex, h);
     struct cp_ticket *k = NULL;
-    assert_int_equal(cp_tickets_take(t, h, 105, &k), CP_TICKET_EXPIRED);
+    assert_int_equal(cp_tickets_take(t, h, S(105), &k), CP_TICKET_EXPIRED);
     assert_null(k);
     /* long after, it is forgotten: unknown */
-    assert_int_equal(cp_tickets_take(t, h, 105 + 2 * CP_TICKET_TTL_MAX, &k), CP_TICKET_UNKNOWN);
+    assert_int_equal(cp_tickets_take(t, h, S(105 + 2 * CP_TICKET_TTL_MAX), &k), CP_TICKET_UNKNOWN);
     cp_tickets_free(t);
+}
+
+static void test_relay_tickets__one_second__is_good_for_a_whole_second(void **state)
+{
+    (void)state;
+    struct cp_tickets *t = cp_tickets_new();
+    char hex[CP_RELAY_TICKET_HEX + 1];
+    uint8_t h[CP_SHA256_LEN];
+    /* Minted late in a second: a clock of whole seconds would end it 0.3 s later. */
+    mint(t, 1, S(100) + 700, hex, h);
+    struct cp_ticket *k = NULL;
+    assert_int_equal(cp_tickets_take(t, h, S(101) + 600, &k), CP_TICKET_GOOD);
+    cp_ticket_free(k);
+    mint(t, 1, S(100) + 700, hex, h);
+    assert_int_equal(cp_tickets_take(t, h, S(101) + 700, &k), CP_TICKET_EXPIRED);
+    assert_null(k);
+    cp_tickets_free(t);
+}
+
+static int64_t clock_ms(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void test_relay_tickets__door_clock__is_boottime_in_milliseconds(void **state)
+{
+    (void)state;
+    /* Milliseconds: 40 ms apart reads as 40 ms, not as 0 or 1000. */
+    int64_t a = cp_tickets_now();
+    struct timespec pause = {.tv_nsec = 40 * 1000000};
+    nanosleep(&pause, NULL);
+    int64_t b = cp_tickets_now();
+    assert_true(b - a >= 40 && b - a < 900);
+    /* CLOCK_BOOTTIME: suspended time counts towards the 30 minutes. CLOCK_MONOTONIC reads the
+     * same on a computer never suspended, so the difference is told only where there is one. */
+    int64_t boot = clock_ms(CLOCK_BOOTTIME), now = cp_tickets_now();
+    int64_t mono = clock_ms(CLOCK_MONOTONIC);
+    assert_true(now - boot >= 0 && now - boot < 50);
+    if (boot - mono > 1000)
+        assert_true(now - mono > 1000);
 }
 
 static void test_relay_tickets__forged_or_plain_hex__is_unknown(void **state)
@@ -94,12 +139,12 @@ static void test_relay_tickets__forged_or_plain_hex__is_unknown(void **state)
     struct cp_tickets *t = cp_tickets_new();
     char hex[CP_RELAY_TICKET_HEX + 1];
     uint8_t h[CP_SHA256_LEN];
-    mint(t, 60, 100, hex, h);
+    mint(t, 60, S(100), hex, h);
     struct cp_ticket *k = NULL;
     uint8_t forged[CP_SHA256_LEN];
     memcpy(forged, h, sizeof(forged));
     forged[31] ^= 1;
-    assert_int_equal(cp_tickets_take(t, forged, 101, &k), CP_TICKET_UNKNOWN);
+    assert_int_equal(cp_tickets_take(t, forged, S(101), &k), CP_TICKET_UNKNOWN);
     /* the store keeps the hash, not the ticket: the raw bytes themselves are no key */
     uint8_t raw_as_key[CP_SHA256_LEN];
     for (size_t i = 0; i < sizeof(raw_as_key); i++) {
@@ -107,10 +152,10 @@ static void test_relay_tickets__forged_or_plain_hex__is_unknown(void **state)
         sscanf(hex + 2 * i, "%2x", &b);
         raw_as_key[i] = (uint8_t)b;
     }
-    assert_int_equal(cp_tickets_take(t, raw_as_key, 101, &k), CP_TICKET_UNKNOWN);
+    assert_int_equal(cp_tickets_take(t, raw_as_key, S(101), &k), CP_TICKET_UNKNOWN);
     uint8_t zero[CP_SHA256_LEN] = {0};
-    assert_int_equal(cp_tickets_take(t, zero, 101, &k), CP_TICKET_UNKNOWN);
-    assert_int_equal(cp_tickets_take(t, h, 101, &k), CP_TICKET_GOOD);
+    assert_int_equal(cp_tickets_take(t, zero, S(101), &k), CP_TICKET_UNKNOWN);
+    assert_int_equal(cp_tickets_take(t, h, S(101), &k), CP_TICKET_GOOD);
     cp_ticket_free(k);
     cp_tickets_free(t);
 }
@@ -121,15 +166,15 @@ static void test_relay_tickets__lifetime_out_of_range__is_refused(void **state)
     struct cp_tickets *t = cp_tickets_new();
     char hex[CP_RELAY_TICKET_HEX + 1];
     cp_error_t err = NULL;
-    assert_true(cp_tickets_mint(t, cmd, "container", "/w", 0, 100, hex, &err) < 0);
+    assert_true(cp_tickets_mint(t, cmd, "container", "/w", 0, S(100), hex, &err) < 0);
     cp_error_free(&err);
-    assert_true(cp_tickets_mint(t, cmd, "container", "/w", CP_TICKET_TTL_MAX + 1, 100, hex, &err) <
-                0);
+    assert_true(
+        cp_tickets_mint(t, cmd, "container", "/w", CP_TICKET_TTL_MAX + 1, S(100), hex, &err) < 0);
     cp_error_free(&err);
     char *const empty[] = {NULL};
-    assert_true(cp_tickets_mint(t, empty, "container", "/w", 60, 100, hex, &err) < 0);
+    assert_true(cp_tickets_mint(t, empty, "container", "/w", 60, S(100), hex, &err) < 0);
     cp_error_free(&err);
-    assert_int_equal(cp_tickets_live(t, 100), 0);
+    assert_int_equal(cp_tickets_live(t, S(100)), 0);
     cp_tickets_free(t);
 }
 
@@ -139,17 +184,17 @@ static void test_relay_tickets__full_store__refuses_then_reuses_spent_slots(void
     struct cp_tickets *t = cp_tickets_new();
     char hex[CP_RELAY_TICKET_HEX + 1];
     uint8_t first[CP_SHA256_LEN], h[CP_SHA256_LEN];
-    mint(t, 60, 100, hex, first);
+    mint(t, 60, S(100), hex, first);
     for (int i = 1; i < CP_TICKETS_MAX; i++)
-        mint(t, 60, 100, hex, h);
+        mint(t, 60, S(100), hex, h);
     cp_error_t err = NULL;
-    assert_true(cp_tickets_mint(t, cmd, "container", "/w", 60, 100, hex, &err) < 0);
+    assert_true(cp_tickets_mint(t, cmd, "container", "/w", 60, S(100), hex, &err) < 0);
     cp_error_free(&err);
     struct cp_ticket *k = NULL;
-    assert_int_equal(cp_tickets_take(t, first, 100, &k), CP_TICKET_GOOD);
+    assert_int_equal(cp_tickets_take(t, first, S(100), &k), CP_TICKET_GOOD);
     cp_ticket_free(k);
-    mint(t, 60, 100, hex, h); /* the spent record makes room */
-    assert_int_equal(cp_tickets_live(t, 100), CP_TICKETS_MAX);
+    mint(t, 60, S(100), hex, h); /* the spent record makes room */
+    assert_int_equal(cp_tickets_live(t, S(100)), CP_TICKETS_MAX);
     cp_tickets_free(t);
 }
 
@@ -215,6 +260,8 @@ int main(void)
         cmocka_unit_test(test_relay_tickets__minted__is_64_hex_and_buys_its_command_once),
         cmocka_unit_test(test_relay_tickets__two_mints__are_different),
         cmocka_unit_test(test_relay_tickets__past_its_time__is_expired),
+        cmocka_unit_test(test_relay_tickets__one_second__is_good_for_a_whole_second),
+        cmocka_unit_test(test_relay_tickets__door_clock__is_boottime_in_milliseconds),
         cmocka_unit_test(test_relay_tickets__forged_or_plain_hex__is_unknown),
         cmocka_unit_test(test_relay_tickets__lifetime_out_of_range__is_refused),
         cmocka_unit_test(test_relay_tickets__full_store__refuses_then_reuses_spent_slots),

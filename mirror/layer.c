@@ -1,0 +1,558 @@
+/* Landing an overlay's upper folder through the gate. The box is gone before this runs, so the
+ * layer holds still; the work folder does not (the person works on), so every place here is
+ * reached from rootfd one folder at a time without following a link (mirror/walk.c), and a
+ * file here whose ctime is past the run's start is the person's: it is kept, the box's version
+ * lands beside it. Whiteouts and opaque folders are recognised by what only the overlay can
+ * make: a 0/0 character device (the box has no CAP_MKNOD) and the overlay's own attribute,
+ * which it never lets a box set. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "mirror/layer.h"
+#include "mirror/walk.h"
+#include "src/base/run-report.h"
+#include "src/base/util.h"
+
+#define BESIDE_SUFFIX ".conch-far"
+/* The overlay is mounted with userxattr (its marks readable by the person who owns the layer);
+ * a layer made by a root-mounted overlay without it carries the trusted names. */
+static const char *const opaque_names[] = {"user.overlay.opaque", "trusted.overlay.opaque", NULL};
+
+struct layer {
+    const struct cp_layer_opts *o;
+    struct cp_mirror_report *rep;
+    uint64_t dev; /* the work folder's device */
+    int stagefd;  /* where a copy waits when the layer is on another file system */
+    char stage_name[64];
+};
+
+static int64_t ctime_ns(const struct stat *st)
+{
+    return (int64_t)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+}
+
+static bool changed_here(const struct layer *l, const struct stat *st)
+{
+    return ctime_ns(st) >= l->o->since_ns;
+}
+
+static bool is_whiteout(const struct stat *st)
+{
+    return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
+}
+
+static void tell(struct layer *l, const char *what, const char *path, const char *why)
+{
+    if (l->o->seen != NULL)
+        l->o->seen(l->o->seen_ctx, what, path, why);
+}
+
+static void refuse(struct layer *l, const char *path, const char *why)
+{
+    tell(l, "refused", path, why);
+    if (l->o->dry_run)
+        return;
+    cp_run_report_file("refused_back", path, why);
+    if (l->rep != NULL)
+        l->rep->refused++;
+    if (strcmp(why, CP_RULES_HOST_RUN) == 0) {
+        cp_report_host_run(l->rep, path);
+        return;
+    }
+    cleanup_free char *shown = cp_escape(path);
+    cp_report(l->rep, "not landed: %s (%s)", shown, why);
+}
+
+static char *join(const char *rel, const char *name)
+{
+    return rel[0] ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+}
+
+/* Names in a folder, sorted: the landing's order is the same every time. */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **names_in(int dirfd)
+{
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    rewinddir(d); /* the dup shares the read position of a folder read before */
+    size_t n = 0, cap = 16;
+    char **v = xcalloc(cap + 1, sizeof(char *));
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            v = xrealloc(v, (cap * 2 + 1) * sizeof(char *));
+            cap *= 2;
+        }
+        v[n++] = xstrdup(e->d_name);
+        v[n] = NULL;
+    }
+    closedir(d);
+    qsort(v, n, sizeof(char *), by_name);
+    return v;
+}
+
+/* "." and ".." resolved by their text from the link's folder; NULL when it climbs out. */
+static char *resolve_target(const char *path, const char *target)
+{
+    const char *slash = strrchr(path, '/');
+    cleanup_free char *whole =
+        slash ? xasprintf("%.*s/%s", (int)(slash - path), path, target) : xstrdup(target);
+    char *out = xmalloc(strlen(whole) + 1);
+    size_t n = 0;
+    for (const char *c = whole; *c != '\0';) {
+        size_t len = strcspn(c, "/");
+        if (len == 2 && c[0] == '.' && c[1] == '.') {
+            if (n == 0) {
+                free(out);
+                return NULL;
+            }
+            while (n > 0 && out[n - 1] != '/')
+                n--;
+            if (n > 0)
+                n--;
+        } else if (len > 0 && !(len == 1 && c[0] == '.')) {
+            if (n > 0)
+                out[n++] = '/';
+            memcpy(out + n, c, len);
+            n += len;
+        }
+        c += len;
+        while (*c == '/')
+            c++;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+const char *cp_layer_link_why(const struct cp_rules *r, const char *path, const char *target)
+{
+    if (target[0] == '\0')
+        return "a link to nothing";
+    if (target[0] == '/')
+        return "a link to an absolute path";
+    cleanup_free char *to = resolve_target(path, target);
+    if (to == NULL)
+        return "a link that leads out of the work folder";
+    if (to[0] == '\0')
+        return NULL; /* the work folder itself */
+    return cp_rules_check_back(r, to) != NULL ? "a link into a place that never lands" : NULL;
+}
+
+/* The folder holding path here, made when missing. */
+static int parent_here(struct layer *l, const char *path, bool create, int *out, const char **base,
+                       const char **why)
+{
+    return cp_walk_parent(l->o->rootfd, l->dev, path, create, out, base, why);
+}
+
+static int stage_open(struct layer *l)
+{
+    static unsigned counter;
+    if (l->stagefd >= 0)
+        return 0;
+    snprintf(l->stage_name, sizeof(l->stage_name), "%s%ld-l%u", CP_STAGING_PREFIX, (long)getpid(),
+             counter++);
+    if (mkdirat(l->o->rootfd, l->stage_name, 0700) < 0)
+        return -1;
+    l->stagefd =
+        openat(l->o->rootfd, l->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return l->stagefd < 0 ? -1 : 0;
+}
+
+static void stage_close(struct layer *l)
+{
+    if (l->stagefd < 0)
+        return;
+    close(l->stagefd);
+    l->stagefd = -1;
+    unlinkat(l->o->rootfd, l->stage_name, AT_REMOVEDIR);
+}
+
+static int copy_bytes(int in, int out)
+{
+    char buf[64 * 1024];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return (int)n;
+        if (cp_write_all(out, buf, (size_t)n) < 0)
+            return -1;
+    }
+}
+
+/* The layer is on another file system: the entry is copied into the staging folder inside the
+ * work folder first (bytes synced, mode and time set), so the move into place is a rename. */
+static int stage_copy(struct layer *l, int udirfd, const char *name, const struct stat *st,
+                      const char *tmp)
+{
+    if (stage_open(l) < 0)
+        return -1;
+    if (S_ISLNK(st->st_mode)) {
+        char target[4096];
+        ssize_t n = readlinkat(udirfd, name, target, sizeof(target) - 1);
+        if (n < 0)
+            return -1;
+        target[n] = '\0';
+        return symlinkat(target, l->stagefd, tmp);
+    }
+    cleanup_close int in = openat(udirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int out =
+        openat(l->stagefd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (in < 0 || out < 0 || copy_bytes(in, out) < 0)
+        return -1;
+    struct timespec ts[2] = {st->st_atim, st->st_mtim};
+    if (fchmod(out, st->st_mode & 0755) < 0 || futimens(out, ts) < 0 || fsync(out) < 0)
+        return -1;
+    return 0;
+}
+
+/* Moves the entry to (dirfd, dest): straight from the layer when it is on this file system,
+ * else through a staged copy. replace: an existing dest may be replaced. */
+static int move_in(struct layer *l, int udirfd, const char *name, const struct stat *st, int dirfd,
+                   const char *dest, bool replace)
+{
+    unsigned flags = replace ? 0 : RENAME_NOREPLACE;
+    if (renameat2(udirfd, name, dirfd, dest, flags) == 0)
+        return 0;
+    if (errno != EXDEV)
+        return -1;
+    char tmp[32];
+    snprintf(tmp, sizeof(tmp), "e%ld", (long)st->st_ino);
+    unlinkat(l->stagefd, tmp, 0);
+    if (stage_copy(l, udirfd, name, st, tmp) < 0 ||
+        renameat2(l->stagefd, tmp, dirfd, dest, flags) < 0) {
+        int saved = errno;
+        if (l->stagefd >= 0)
+            unlinkat(l->stagefd, tmp, 0);
+        errno = saved;
+        return -1;
+    }
+    unlinkat(udirfd, name, 0);
+    return 0;
+}
+
+/* Beside the person's own version: NAME.conch-far, then .2 .. .9. */
+static int move_beside(struct layer *l, int udirfd, const char *name, const struct stat *st,
+                       int dirfd, const char *base, const char *path, char **landed_out)
+{
+    for (int i = 1; i <= 9; i++) {
+        cleanup_free char *b = i == 1 ? xasprintf("%s%s", base, BESIDE_SUFFIX)
+                                      : xasprintf("%s%s.%d", base, BESIDE_SUFFIX, i);
+        if (strlen(b) > CP_NAME_MAX)
+            return -1;
+        if (move_in(l, udirfd, name, st, dirfd, b, false) == 0) {
+            const char *slash = strrchr(path, '/');
+            *landed_out = slash ? xasprintf("%.*s/%s", (int)(slash - path), path, b) : xstrdup(b);
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+static bool present(void *ctx, const char *path)
+{
+    const struct layer *l = ctx;
+    struct stat st;
+    if (fstatat(l->o->upperfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return !is_whiteout(&st);
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    return cp_walk_parent(l->o->rootfd, l->dev, path, false, &dirfd, &base, &why) == 0 &&
+           fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The rules, the repository shape and, for a link, where it leads. */
+static const char *judge(struct layer *l, int udirfd, const char *name, const char *path,
+                         const struct stat *st)
+{
+    const char *why = cp_rules_check_back(l->o->rules, path);
+    if (why == NULL)
+        why = cp_rules_repo_shape(path, present, l);
+    if (why != NULL || !S_ISLNK(st->st_mode))
+        return why;
+    char target[4096];
+    ssize_t n = readlinkat(udirfd, name, target, sizeof(target) - 1);
+    if (n < 0)
+        return "an unreadable link";
+    target[n] = '\0';
+    return cp_layer_link_why(l->o->rules, path, target);
+}
+
+/* A landed copy-mode file whose layer copy a cut-short landing did not yet remove. */
+static bool already_landed(const struct stat *here, const struct stat *st)
+{
+    return S_ISREG(here->st_mode) && S_ISREG(st->st_mode) && here->st_size == st->st_size &&
+           here->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+           here->st_mtim.tv_nsec == st->st_mtim.tv_nsec && here->st_nlink == 1;
+}
+
+static void land_file(struct layer *l, int udirfd, const char *name, const char *path,
+                      const struct stat *st)
+{
+    const char *why = judge(l, udirfd, name, path, st);
+    if (why != NULL) {
+        refuse(l, path, why);
+        return;
+    }
+    cleanup_close int dirfd = -1;
+    const char *base = NULL;
+    struct stat here;
+    bool dry = l->o->dry_run;
+    if (parent_here(l, path, !dry, &dirfd, &base, &why) < 0) {
+        if (dry && strcmp(why, "no such folder") == 0) {
+            tell(l, "added", path, NULL);
+            return;
+        }
+        refuse(l, path, why);
+        return;
+    }
+    bool free_slot = fstatat(dirfd, base, &here, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+    if (!free_slot && S_ISDIR(here.st_mode)) {
+        refuse(l, path, "a folder is in its place here");
+        return;
+    }
+    bool mine = !free_slot && changed_here(l, &here);
+    if (dry) {
+        tell(l, free_slot ? "added" : mine ? "beside" : "changed", path, NULL);
+        return;
+    }
+    if (mine && already_landed(&here, st)) {
+        unlinkat(udirfd, name, 0);
+        return;
+    }
+    if (S_ISREG(st->st_mode) && fchmodat(udirfd, name, st->st_mode & 0755, 0) < 0) {
+        refuse(l, path, "cannot set its mode");
+        return;
+    }
+    cleanup_free char *beside = NULL;
+    int r = mine ? move_beside(l, udirfd, name, st, dirfd, base, path, &beside)
+                 : move_in(l, udirfd, name, st, dirfd, base, !free_slot);
+    if (r < 0) {
+        refuse(l, path,
+               mine ? "changed on both sides and no free name beside it"
+                    : "cannot move it into place");
+        return;
+    }
+    tell(l, mine ? "beside" : free_slot ? "added" : "changed", beside ? beside : path, NULL);
+    cp_run_report_file("back", beside ? beside : path, NULL);
+    if (l->rep != NULL)
+        l->rep->landed++;
+    if (beside != NULL) {
+        cleanup_free char *s1 = cp_escape(path);
+        cleanup_free char *s2 = cp_escape(beside);
+        if (l->rep != NULL)
+            l->rep->conflicts++;
+        cp_report(l->rep, "changed here during the run: kept yours at %s, the box's is at %s", s1,
+                  s2);
+    }
+}
+
+static void delete_here(struct layer *l, int dirfd, const char *base, const char *path);
+
+/* Every entry of a folder here, then the folder, each under the rules; what cannot go stays. */
+static void delete_tree(struct layer *l, int dirfd, const char *base, const char *path)
+{
+    cleanup_close int fd = openat(dirfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || (uint64_t)st.st_dev != l->dev)
+        return;
+    cleanup_strv char **names = names_in(fd);
+    for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
+        cleanup_free char *child = join(path, names[i]);
+        delete_here(l, fd, names[i], child);
+    }
+    if (!l->o->dry_run && unlinkat(dirfd, base, AT_REMOVEDIR) == 0) {
+        tell(l, "deleted", path, NULL);
+        cp_run_report_file("deleted_here", path, NULL);
+    }
+}
+
+/* One name here that the command deleted: a plain singly linked file or a link not changed
+ * here during the run goes; a folder goes entry by entry. */
+static void delete_here(struct layer *l, int dirfd, const char *base, const char *path)
+{
+    struct stat st;
+    if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return; /* already gone */
+    const char *why = cp_rules_check_back(l->o->rules, path);
+    if (why == NULL && S_ISDIR(st.st_mode)) {
+        delete_tree(l, dirfd, base, path);
+        return;
+    }
+    why = why                                            ? why
+          : !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) ? "not a plain file or link"
+          : S_ISREG(st.st_mode) && st.st_nlink != 1      ? "it has other hard links"
+          : changed_here(l, &st)                         ? "changed here during the run; kept"
+                                                         : NULL;
+    if (why != NULL) {
+        refuse(l, path, why);
+        return;
+    }
+    if (!l->o->dry_run && unlinkat(dirfd, base, 0) < 0) {
+        refuse(l, path, "cannot delete it");
+        return;
+    }
+    tell(l, "deleted", path, NULL);
+    if (l->o->dry_run)
+        return;
+    cp_run_report_file("deleted_here", path, NULL);
+    if (l->rep != NULL)
+        l->rep->deleted_here++;
+}
+
+static void land_whiteout(struct layer *l, int udirfd, const char *name, const char *path)
+{
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (parent_here(l, path, false, &dirfd, &base, &why) == 0)
+        delete_here(l, dirfd, base, path);
+    /* Done with: a later landing of what is left must not delete a file made again here. */
+    if (!l->o->dry_run)
+        unlinkat(udirfd, name, 0);
+}
+
+static bool is_opaque(int fd)
+{
+    char v[4];
+    for (size_t i = 0; opaque_names[i] != NULL; i++)
+        if (fgetxattr(fd, opaque_names[i], v, sizeof(v)) == 1 && v[0] == 'y')
+            return true;
+    return false;
+}
+
+/* An opaque folder replaced the one here whole: what is here and not in it was deleted. The
+ * mark goes once that is done, so a landing finished later never deletes what landed. */
+static void land_opaque(struct layer *l, int ufd, const char *path)
+{
+    cleanup_close int dirfd = -1, here = -1;
+    const char *base = NULL, *why = NULL;
+    if (parent_here(l, path, false, &dirfd, &base, &why) == 0)
+        here = openat(dirfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_strv char **names = here >= 0 ? names_in(here) : NULL;
+    for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
+        struct stat st;
+        if (fstatat(ufd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+            continue;
+        cleanup_free char *child = join(path, names[i]);
+        delete_here(l, here, names[i], child);
+    }
+    if (!l->o->dry_run)
+        for (size_t i = 0; opaque_names[i] != NULL; i++)
+            fremovexattr(ufd, opaque_names[i]);
+}
+
+static void land_dir(struct layer *l, int udirfd, const char *name, const char *path,
+                     const struct stat *st);
+
+static void land_entries(struct layer *l, int ufd, const char *rel)
+{
+    cleanup_strv char **names = names_in(ufd);
+    for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
+        cleanup_free char *path = join(rel, names[i]);
+        const char *why = cp_rules_syntax(path);
+        struct stat st;
+        if (why == NULL && fstatat(ufd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+            why = "unreadable";
+        if (why != NULL)
+            refuse(l, path, why);
+        else if (is_whiteout(&st))
+            land_whiteout(l, ufd, names[i], path);
+        else if (S_ISDIR(st.st_mode))
+            land_dir(l, ufd, names[i], path, &st);
+        else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+            land_file(l, ufd, names[i], path, &st);
+        else
+            refuse(l, path, "not a plain file, folder or link");
+    }
+}
+
+/* Every file under a refused folder is named as refused (the report lists files). */
+static void refuse_tree(struct layer *l, int ufd, const char *rel, const char *why)
+{
+    cleanup_strv char **names = names_in(ufd);
+    size_t told = 0;
+    for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
+        cleanup_free char *path = join(rel, names[i]);
+        struct stat st;
+        if (fstatat(ufd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || is_whiteout(&st))
+            continue;
+        told++;
+        if (!S_ISDIR(st.st_mode)) {
+            refuse(l, path, why);
+            continue;
+        }
+        cleanup_close int sub =
+            openat(ufd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0)
+            refuse_tree(l, sub, path, why);
+    }
+    if (told == 0)
+        refuse(l, rel, why);
+}
+
+static void land_dir(struct layer *l, int udirfd, const char *name, const char *path,
+                     const struct stat *st)
+{
+    cleanup_close int ufd = openat(udirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (ufd < 0) {
+        refuse(l, path, "unreadable folder");
+        return;
+    }
+    /* The rules read a last component .git as a file; a folder is one to be under. */
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    const char *why = strcasecmp(base, ".git") == 0 ? "under a .git folder"
+                                                    : cp_rules_check_back(l->o->rules, path);
+    if (why == NULL)
+        why = cp_rules_repo_shape(path, present, l);
+    if (why != NULL) {
+        refuse_tree(l, ufd, path, why);
+        return;
+    }
+    if (is_opaque(ufd))
+        land_opaque(l, ufd, path);
+    cleanup_close int dirfd = -1;
+    struct stat here;
+    if (!l->o->dry_run && parent_here(l, path, true, &dirfd, &base, &why) == 0 &&
+        fstatat(dirfd, base, &here, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+        mkdirat(dirfd, base, st->st_mode & 0755) == 0) {
+        tell(l, "added", path, NULL);
+        cp_run_report_file("back", path, NULL);
+    }
+    land_entries(l, ufd, path);
+}
+
+int cp_layer_land(const struct cp_layer_opts *o, struct cp_mirror_report *rep, cp_error_t *err)
+{
+    struct stat st;
+    if (fstat(o->rootfd, &st) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot stat the work folder");
+    struct layer l = {.o = o, .rep = rep, .dev = (uint64_t)st.st_dev, .stagefd = -1};
+    land_entries(&l, o->upperfd, "");
+    stage_close(&l);
+    return 0;
+}

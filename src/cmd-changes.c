@@ -1,0 +1,157 @@
+/* `changes [--workdir DIR] [--json] [--diff]`: the held runs of a folder and their files, each
+ * judged by the gate as `land` would judge it now (added, changed, deleted, beside, refused). */
+#include "config.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "mirror/held.h"
+#include "src/command.h"
+#include "src/base/json.h"
+#include "src/base/settings.h"
+#include "src/base/util.h"
+
+extern const struct cp_command cp_cmd_changes;
+extern char **environ;
+
+struct shown {
+    const struct cp_held_run *run;
+    json_object *files; /* --json: the run's files */
+    bool diff;
+};
+
+/* diff(1) from diffutils draws the change: a file here against the layer's. */
+static void show_diff(const struct cp_held_run *run, const char *what, const char *path)
+{
+    cleanup_free char *here = xasprintf("%s/%s", run->workdir, path);
+    cleanup_free char *there = xasprintf("%s/up/%s", run->dir, path);
+    cleanup_free char *la = xasprintf("a/%s", path);
+    cleanup_free char *lb = xasprintf("b/%s", path);
+    bool added = strcmp(what, "added") == 0, deleted = strcmp(what, "deleted") == 0;
+    char *argv[] = {"diff",
+                    "-u",
+                    "--label",
+                    la,
+                    "--label",
+                    lb,
+                    added ? "/dev/null" : here,
+                    deleted ? "/dev/null" : there,
+                    NULL};
+    fflush(stdout);
+    pid_t pid;
+    if (posix_spawnp(&pid, "diff", NULL, NULL, argv, environ) != 0)
+        return;
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static void seen(void *ctx, const char *what, const char *path, const char *why)
+{
+    struct shown *s = ctx;
+    if (s->files != NULL) {
+        json_object *f = json_object_new_object();
+        json_object_object_add(f, "path", json_object_new_string(path));
+        json_object_object_add(f, "what", json_object_new_string(what));
+        json_object_object_add(f, "why", why ? json_object_new_string(why) : NULL);
+        json_object_array_add(s->files, f);
+        return;
+    }
+    printf("  %-8s %s%s%s%s\n", what, path, why ? " (" : "", why ? why : "", why ? ")" : "");
+    bool drawn = strcmp(what, "added") == 0 || strcmp(what, "changed") == 0 ||
+                 strcmp(what, "beside") == 0 || strcmp(what, "deleted") == 0;
+    if (s->diff && drawn && why == NULL)
+        show_diff(s->run, what, path);
+}
+
+static json_object *run_json(const struct cp_held_run *r)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "run", json_object_new_string(r->id));
+    json_object_object_add(o, "state", json_object_new_string(r->state));
+    json_object_object_add(o, "workdir", json_object_new_string(r->workdir));
+    json_object_object_add(o, "command", json_object_new_string(r->command));
+    json_object_object_add(o, "made", json_object_new_int64(r->made));
+    return o;
+}
+
+static void print_run(const struct cp_held_run *r)
+{
+    char when[32] = "";
+    time_t t = (time_t)r->made;
+    struct tm tm;
+    if (localtime_r(&t, &tm) != NULL)
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+    printf("run %s  %s  %s  %s\n", r->id, r->state, when, r->command);
+}
+
+static bool listed(const struct cp_held_run *r)
+{
+    return strcmp(r->state, "held") == 0 || strcmp(r->state, "landing") == 0;
+}
+
+static int changes_handler(const struct cp_parsed *args, cp_error_t *err)
+{
+    const struct cp_command *c = &cp_cmd_changes;
+    cleanup_config struct cp_config cfg = {0};
+    if (cp_config_load(&cfg, err) < 0)
+        return cp_error_code(err);
+    const char *dir = cp_arg(args, c, "workdir");
+    cleanup_free char *workdir = realpath(dir ? dir : ".", NULL);
+    if (workdir == NULL)
+        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used",
+                             dir ? dir : ".");
+    struct cp_held_run *v = NULL;
+    size_t n = 0;
+    if (cp_held_list(workdir, &v, &n, err) < 0)
+        return cp_error_code(err);
+    bool json = cp_arg(args, c, "json") != NULL;
+    cleanup_json json_object *doc = json_object_new_object();
+    json_object *runs = json_object_new_array();
+    json_object_object_add(doc, "runs", runs);
+    int r = 0, shown_runs = 0;
+    for (size_t i = 0; i < n && r == 0; i++) {
+        if (!listed(&v[i]))
+            continue;
+        shown_runs++;
+        struct shown s = {.run = &v[i], .diff = cp_arg(args, c, "diff") != NULL};
+        if (json) {
+            json_object *o = run_json(&v[i]);
+            s.files = json_object_new_array();
+            json_object_object_add(o, "files", s.files);
+            json_object_array_add(runs, o);
+        } else {
+            print_run(&v[i]);
+        }
+        r = cp_held_judge(&v[i], &cfg, seen, &s, err);
+    }
+    cp_held_list_free(v, n);
+    if (r < 0)
+        return r;
+    if (json)
+        printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+    else if (shown_runs == 0)
+        printf("%s: no held runs\n", workdir);
+    return 0;
+}
+
+static const struct cp_option options[] = {
+    {"workdir", 0, "DIR", "the work folder (default: the current directory)"},
+    {"json", 0, NULL, "one JSON document: {\"runs\": [{run, state, command, files}...]}"},
+    {"diff", 0, NULL, "each added, changed or deleted file's change, drawn by diff -u"},
+    {0},
+};
+
+const struct cp_command cp_cmd_changes = {
+    .name = "changes",
+    .synopsis = "[--workdir DIR] [--json] [--diff]",
+    .summary = "the held runs of a folder (run --hold) and their files, as the gate judges them",
+    .options = options,
+    .handler = changes_handler,
+    .failure_status = 1,
+};

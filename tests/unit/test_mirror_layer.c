@@ -1,0 +1,422 @@
+/* The gate over a hand-made overlay upper folder: what lands, what is refused and why, what is
+ * deleted, and a landing done twice (the second finishing a cut one) changing nothing more.
+ * Whiteouts need mknod (root); without it those tests are skipped. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mirror/layer.h"
+#include "src/base/git-hooks.h"
+#include "src/base/util.h"
+
+static char top[64], work[96], up[96];
+static char said[8192];
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    for (char *s = strchr(path + strlen(root) + 1, '/'); s != NULL; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(path, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *get(const char *root, const char *rel)
+{
+    char path[512], buf[256];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return xstrdup(buf);
+}
+
+static bool exists(const char *root, const char *rel)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    return lstat(path, &st) == 0;
+}
+
+static bool whiteout(const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", up, rel);
+    return mknod(path, S_IFCHR | 0, makedev(0, 0)) == 0;
+}
+
+static void say(void *ctx, const char *line)
+{
+    (void)ctx;
+    size_t n = strlen(said);
+    snprintf(said + n, sizeof(said) - n, "%s\n", line);
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME_COARSE, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void land(const struct cp_rules *rules, int64_t since)
+{
+    cleanup_close int rootfd = open(work, O_RDONLY | O_DIRECTORY);
+    cleanup_close int upfd = open(up, O_RDONLY | O_DIRECTORY);
+    struct cp_layer_opts o = {.rootfd = rootfd, .upperfd = upfd, .since_ns = since, .rules = rules};
+    struct cp_mirror_report rep = {.say = say};
+    cp_error_t err = NULL;
+    assert_int_equal(cp_layer_land(&o, &rep, &err), 0);
+    cp_report_host_run_said(&rep, "take them with --unsealed");
+    cp_report_dispose(&rep);
+}
+
+/* Work folder files made "before the run": their ctime is before since. */
+static int64_t before_run(void)
+{
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    return now_ns();
+}
+
+static int setup(void **state)
+{
+    snprintf(top, sizeof(top), "/tmp/conch-layer-XXXXXX");
+    assert_non_null(mkdtemp(top));
+    snprintf(work, sizeof(work), "%s/work", top);
+    snprintf(up, sizeof(up), "%s/up", top);
+    mkdir(work, 0755);
+    mkdir(up, 0755);
+    said[0] = '\0';
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+    FILE *p = popen(cmd, "r");
+    if (p != NULL)
+        pclose(p);
+    return 0;
+}
+
+static const struct cp_rules layer_rules = {.deps_land = true};
+
+static void test_layer__new_and_changed_files__land(void **state)
+{
+    put(work, "a", "old");
+    int64_t since = before_run();
+    put(up, "a", "new");
+    put(up, "dir/deep/b", "b");
+    put(up, "node_modules/x/index.js", "dep");
+    land(&layer_rules, since);
+    cleanup_free char *a = get(work, "a");
+    cleanup_free char *b = get(work, "dir/deep/b");
+    cleanup_free char *d = get(work, "node_modules/x/index.js");
+    assert_string_equal(a, "new");
+    assert_string_equal(b, "b");
+    assert_string_equal(d, "dep");
+    assert_false(exists(up, "a")); /* moved, not copied */
+}
+
+static void test_layer__host_run_files__refused_in_one_line(void **state)
+{
+    int64_t since = before_run();
+    put(up, ".claude/settings.json", "{}");
+    put(up, ".envrc", "evil");
+    put(up, "sub/.vscode/tasks.json", "{}");
+    put(up, "ok", "ok");
+    land(&layer_rules, since);
+    assert_false(exists(work, ".claude"));
+    assert_false(exists(work, ".envrc"));
+    assert_false(exists(work, "sub/.vscode"));
+    assert_true(exists(work, "ok"));
+    assert_non_null(strstr(said, "host-run"));
+    assert_non_null(strstr(said, ".envrc"));
+    assert_non_null(strstr(said, "--unsealed"));
+    assert_null(strchr(strchr(said, '\n') + 1, '\n')); /* one line */
+}
+
+static void test_layer__hooks_path_folder__refused(void **state)
+{
+    int64_t since = before_run();
+    put(up, "githooks/pre-commit", "evil");
+    struct cp_rules r = {.deps_land = true, .hooks_path = "githooks"};
+    land(&r, since);
+    assert_false(exists(work, "githooks/pre-commit"));
+}
+
+static void test_layer__git_made_during_run__refused(void **state)
+{
+    int64_t since = before_run();
+    put(up, "new/.git/HEAD", "ref: refs/heads/main");
+    put(up, "new/.git/hooks/post-checkout", "evil");
+    put(up, "lib/m/.git/modules/x/hooks/post-checkout", "evil");
+    land(&layer_rules, since);
+    assert_false(exists(work, "new/.git"));
+    assert_false(exists(work, "lib/m/.git"));
+    assert_non_null(strstr(said, "under a .git folder"));
+}
+
+static void test_layer__repository_shaped_folder__refused(void **state)
+{
+    int64_t since = before_run();
+    put(up, "bare/HEAD", "ref: refs/heads/main");
+    put(up, "bare/objects/x", "x");
+    land(&layer_rules, since);
+    assert_false(exists(work, "bare/HEAD") && exists(work, "bare/objects"));
+}
+
+static void test_layer__links__relative_inside_only(void **state)
+{
+    int64_t since = before_run();
+    char path[256];
+    snprintf(path, sizeof(path), "%s/bin", up);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/bin/ok", up);
+    assert_int_equal(symlink("../lib/x.js", path), 0);
+    snprintf(path, sizeof(path), "%s/bin/abs", up);
+    assert_int_equal(symlink("/etc/passwd", path), 0);
+    snprintf(path, sizeof(path), "%s/bin/out", up);
+    assert_int_equal(symlink("../../outside", path), 0);
+    snprintf(path, sizeof(path), "%s/bin/intogit", up);
+    assert_int_equal(symlink("../.git/hooks", path), 0);
+    land(&layer_rules, since);
+    char target[64] = "";
+    snprintf(path, sizeof(path), "%s/bin/ok", work);
+    assert_int_equal(readlink(path, target, sizeof(target) - 1), (ssize_t)strlen("../lib/x.js"));
+    assert_false(exists(work, "bin/abs"));
+    assert_false(exists(work, "bin/out"));
+    assert_false(exists(work, "bin/intogit"));
+}
+
+static void test_layer__changed_here_during_run__kept_box_beside(void **state)
+{
+    put(work, "f", "old");
+    int64_t since = before_run();
+    put(up, "f", "box");
+    put(work, "f", "mine"); /* the person, during the run */
+    land(&layer_rules, since);
+    cleanup_free char *f = get(work, "f");
+    cleanup_free char *b = get(work, "f.conch-far");
+    assert_string_equal(f, "mine");
+    assert_string_equal(b, "box");
+    assert_non_null(strstr(said, "changed here during the run"));
+}
+
+static void test_layer__whiteouts__delete_what_the_command_deleted(void **state)
+{
+    put(work, "gone", "x");
+    put(work, "tree/a", "a");
+    put(work, "tree/b/c", "c");
+    put(work, ".envrc", "the relay's hook");
+    int64_t since = before_run();
+    if (!whiteout("gone"))
+        skip();
+    assert_true(whiteout("tree"));
+    assert_true(whiteout(".envrc"));
+    land(&layer_rules, since);
+    assert_false(exists(work, "gone"));
+    assert_false(exists(work, "tree"));
+    assert_true(exists(work, ".envrc")); /* a host-run file is not deleted either */
+    assert_false(exists(up, "gone"));    /* done with: a later landing will not repeat it */
+}
+
+static void test_layer__whiteout_of_a_file_changed_here__kept(void **state)
+{
+    int64_t since = before_run();
+    put(work, "late", "made here during the run");
+    if (!whiteout("late"))
+        skip();
+    land(&layer_rules, since);
+    assert_true(exists(work, "late"));
+}
+
+static void test_layer__opaque_folder__replaces_the_one_here(void **state)
+{
+    put(work, "nm/old.js", "old");
+    put(work, "nm/keep/deep.js", "old");
+    int64_t since = before_run();
+    put(up, "nm/new.js", "new");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/nm", up);
+    if (setxattr(path, "user.overlay.opaque", "y", 1, 0) < 0)
+        skip(); /* a file system without user attributes */
+    land(&layer_rules, since);
+    assert_false(exists(work, "nm/old.js"));
+    assert_false(exists(work, "nm/keep"));
+    assert_true(exists(work, "nm/new.js"));
+}
+
+static void test_layer__protected_places__refused(void **state)
+{
+    int64_t since = before_run();
+    put(up, ".env", "SECRET=1");
+    put(up, "k/server.pem", "x");
+    land(&layer_rules, since);
+    assert_false(exists(work, ".env"));
+    assert_false(exists(work, "k/server.pem"));
+}
+
+static void test_layer__landing_twice__changes_nothing_more(void **state)
+{
+    put(work, "a", "old");
+    int64_t since = before_run();
+    put(up, "a", "new");
+    put(up, ".mcp.json", "{}");
+    land(&layer_rules, since);
+    said[0] = '\0';
+    land(&layer_rules, since); /* a cut landing finished: what landed is not landed again */
+    cleanup_free char *a = get(work, "a");
+    assert_string_equal(a, "new");
+    assert_false(exists(work, "a.conch-far"));
+    assert_false(exists(work, ".mcp.json"));
+}
+
+/* The layer on another file system than the folder: each entry is copied beside its place, then
+ * renamed in, with its mode bits and time. */
+static void test_layer__another_file_system__copied_then_renamed(void **state)
+{
+    struct stat a, b;
+    char far[64] = "/dev/shm/conch-layer-XXXXXX";
+    if (stat("/dev/shm", &a) < 0 || stat(top, &b) < 0 || a.st_dev == b.st_dev ||
+        mkdtemp(far) == NULL)
+        skip();
+    char saved[96];
+    snprintf(saved, sizeof(saved), "%s", up);
+    snprintf(up, sizeof(up), "%s", far);
+    int64_t since = before_run();
+    put(up, "tool.sh", "#!/bin/sh\n");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/tool.sh", up);
+    chmod(path, 04777);
+    snprintf(path, sizeof(path), "%s/ln", up);
+    assert_int_equal(symlink("tool.sh", path), 0);
+    land(&layer_rules, since);
+    cleanup_free char *t = get(work, "tool.sh");
+    assert_string_equal(t, "#!/bin/sh\n");
+    snprintf(path, sizeof(path), "%s/tool.sh", work);
+    assert_int_equal(stat(path, &a), 0);
+    assert_int_equal(a.st_mode & 07777, 0755); /* rwx only, nobody else's write */
+    snprintf(path, sizeof(path), "%s/ln", work);
+    assert_int_equal(lstat(path, &a), 0);
+    assert_true(S_ISLNK(a.st_mode));
+    assert_false(exists(up, "tool.sh"));
+    assert_false(exists(work, ".conch-staging-x")); /* and no staging folder left: */
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q conch-staging", work);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_int_not_equal(pclose(p), 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", far);
+    p = popen(cmd, "r");
+    if (p != NULL)
+        pclose(p);
+    snprintf(up, sizeof(up), "%s", saved);
+}
+
+static void test_layer__dry_run__lands_nothing(void **state)
+{
+    put(work, "a", "old");
+    int64_t since = before_run();
+    put(up, "a", "new");
+    put(up, "b", "b");
+    cleanup_close int rootfd = open(work, O_RDONLY | O_DIRECTORY);
+    cleanup_close int upfd = open(up, O_RDONLY | O_DIRECTORY);
+    struct cp_layer_opts o = {.rootfd = rootfd,
+                              .upperfd = upfd,
+                              .since_ns = since,
+                              .rules = &layer_rules,
+                              .dry_run = true};
+    cp_error_t err = NULL;
+    assert_int_equal(cp_layer_land(&o, NULL, &err), 0);
+    cleanup_free char *a = get(work, "a");
+    assert_string_equal(a, "old");
+    assert_false(exists(work, "b"));
+}
+
+static void test_git_hooks__value__last_core_one_wins(void **state)
+{
+    const char *text =
+        "[core]\n\thooksPath = \"./first\" ; comment\n[core \"sub\"]\n"
+        "\thookspath = /not-this\n[CORE]\nHOOKSPATH=last # c\n[other]\nhookspath=x\n";
+    cleanup_free char *v = cp_git_hooks_value(text, strlen(text));
+    assert_string_equal(v, "last");
+    assert_null(cp_git_hooks_value("[core]\nbare=1\n", 14));
+}
+
+static void test_git_hooks__path__inside_the_folder_only(void **state)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/.git", work);
+    mkdir(path, 0755);
+    put(work, ".git/config", "[core]\n\thooksPath = ./tools/../.husky\n");
+    setenv("HOME", top, 1); /* no global config of the person's */
+    cleanup_free char *h = cp_git_hooks_path(work);
+    assert_string_equal(h, ".husky");
+    put(work, ".git/config", "[core]\n\thooksPath = /usr/share/hooks\n");
+    assert_null(cp_git_hooks_path(work));
+    snprintf(path, sizeof(path), "%s/sub", work);
+    mkdir(path, 0755);
+    put(work, ".git/config", "[core]\n\thooksPath = sub/h\n");
+    cleanup_free char *h2 = cp_git_hooks_path(path); /* the work folder inside the repository */
+    assert_string_equal(h2, "h");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_layer__new_and_changed_files__land, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__host_run_files__refused_in_one_line, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__hooks_path_folder__refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__git_made_during_run__refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__repository_shaped_folder__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__links__relative_inside_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__changed_here_during_run__kept_box_beside, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__whiteouts__delete_what_the_command_deleted,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__whiteout_of_a_file_changed_here__kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__opaque_folder__replaces_the_one_here, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__protected_places__refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__landing_twice__changes_nothing_more, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__another_file_system__copied_then_renamed, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__dry_run__lands_nothing, setup, teardown),
+        cmocka_unit_test(test_git_hooks__value__last_core_one_wins),
+        cmocka_unit_test_setup_teardown(test_git_hooks__path__inside_the_folder_only, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
