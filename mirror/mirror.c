@@ -18,6 +18,7 @@
 #include "mirror/mirror.h"
 #include "mirror/pack.h"
 #include "src/base/buf.h"
+#include "src/base/keyless.h"
 #include "src/base/log.h"
 #include "src/base/progress.h"
 #include "src/base/util.h"
@@ -167,6 +168,7 @@ struct push_plan {
     const char **del;
     size_t ndel;
     bool *sent;
+    uint64_t *sizes; /* what each sent file went out as (a settings file: its keyless copy) */
 };
 
 static void push_plan_dispose(struct push_plan *p)
@@ -174,6 +176,16 @@ static void push_plan_dispose(struct push_plan *p)
     free(p->send);
     free(p->del);
     free(p->sent);
+    free(p->sizes);
+}
+
+/* A settings file went there without its keys and never comes back (plan_pull): a change to
+ * it there is undone by sending the keyless copy again. */
+static bool keyless_changed_there(const struct cp_entry *e, const struct cp_mentry *me,
+                                  const struct cp_listing *there)
+{
+    const struct cp_entry *f = cp_listing_find(there, e->path);
+    return cp_keyless_is(e->path) && f != NULL && !cp_sig_equal(&me->there, &f->sig);
 }
 
 /* What to send: what changed here since the manifest, and what the copy lost behind our back
@@ -184,6 +196,7 @@ static void plan_push(const struct cp_listing *here, const struct cp_manifest *m
 {
     p->send = xcalloc(here->n, sizeof(*p->send));
     p->sent = xcalloc(here->n, sizeof(*p->sent));
+    p->sizes = xcalloc(here->n, sizeof(*p->sizes));
     p->del = xcalloc(m->n, sizeof(*p->del));
     for (size_t i = 0; i < here->n; i++) {
         if (is_id_name(here->v[i].path)) {
@@ -194,7 +207,8 @@ static void plan_push(const struct cp_listing *here, const struct cp_manifest *m
         }
         const struct cp_mentry *me = cp_manifest_find(m, here->v[i].path);
         if (me == NULL || !cp_sig_equal(&me->here, &here->v[i].sig) ||
-            cp_listing_find(there, here->v[i].path) == NULL)
+            cp_listing_find(there, here->v[i].path) == NULL ||
+            keyless_changed_there(&here->v[i], me, there))
             p->send[p->nsend++] = &here->v[i];
     }
     for (size_t i = 0; i < m->n; i++)
@@ -214,7 +228,7 @@ static void record_push(const struct cp_listing *here, const struct cp_manifest 
         bool was_sent = k < p->nsend && p->send[k] == e;
         if (was_sent) {
             const struct cp_entry *f = cp_listing_find(there, e->path);
-            if (p->sent[k] && f != NULL && f->sig.size == e->sig.size)
+            if (p->sent[k] && f != NULL && f->sig.size == p->sizes[k])
                 cp_manifest_put(out, e->path, &e->sig, &f->sig);
             k++;
             continue;
@@ -250,8 +264,8 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
         total += p->send[i]->sig.size;
     struct cp_progress progress;
     transfer_progress(&progress, "sending", total);
-    int rc = cp_pack_push(r, o->rootfd, p->send, p->nsend, p->del, p->ndel, p->sent, rep, &progress,
-                          err);
+    int rc = cp_pack_push(r, o->rootfd, p->send, p->nsend, p->del, p->ndel, p->sent, p->sizes, rep,
+                          &progress, err);
     cp_progress_end(&progress);
     if (rc == 0)
         rc = cp_remote_close_stdin(r, err);
@@ -377,6 +391,11 @@ static void pull_plan_dispose(struct pull_plan *p)
     free(p->gone);
 }
 
+/* A settings file that is here went there as its keyless copy: what the far side did with it
+ * never replaces or removes the one here, which holds the keys. A new one there lands as any
+ * file does (beside one made here meanwhile). */
+#define KEYLESS_STAYS "it went there without its keys; this computer's copy stays"
+
 /* Deletions come back only for names the command removed: there after the push, gone now.
  * A run that knows no state after its push (or found the copy replaced) infers none. */
 static void plan_pull(const struct cp_listing *there, const struct cp_manifest *m,
@@ -391,6 +410,8 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
         if ((me != NULL && cp_sig_equal(&me->there, &f->sig)) || is_id_name(f->path))
             continue;
         const char *why = cp_rules_check(rules, f->path);
+        if (why == NULL && me != NULL && cp_keyless_is(f->path))
+            why = KEYLESS_STAYS;
         if (why != NULL) {
             cleanup_free char *shown = cp_escape(f->path);
             cp_report(rep, "not brought back: %s (%s)", shown, why);
@@ -405,10 +426,17 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
         if (me != NULL)
             a->expect = me->here;
     }
-    for (size_t i = 0; i < m->n && after_push != NULL; i++)
-        if (cp_listing_find(there, m->v[i].path) == NULL &&
-            cp_listing_find(after_push, m->v[i].path) != NULL)
-            p->gone[p->ngone++] = &m->v[i];
+    for (size_t i = 0; i < m->n && after_push != NULL; i++) {
+        if (cp_listing_find(there, m->v[i].path) != NULL ||
+            cp_listing_find(after_push, m->v[i].path) == NULL)
+            continue;
+        if (cp_keyless_is(m->v[i].path)) {
+            cleanup_free char *shown = cp_escape(m->v[i].path);
+            cp_report(rep, "not deleted here: %s (%s)", shown, KEYLESS_STAYS);
+            continue;
+        }
+        p->gone[p->ngone++] = &m->v[i];
+    }
 }
 
 struct source {

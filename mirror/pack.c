@@ -15,6 +15,7 @@
 #include "mirror/pack.h"
 #include "mirror/walk.h"
 #include "src/base/buf.h"
+#include "src/base/keyless.h"
 #include "src/base/util.h"
 #include "src/base/run-report.h"
 
@@ -102,26 +103,64 @@ static int open_listed(int rootfd, const struct cp_entry *e)
     return steal_fd(&fd);
 }
 
+#define CHANGED "changed while being read; it goes next time"
+
+static void not_sent(const struct cp_entry *e, const char *why, bool *sent,
+                     struct cp_mirror_report *rep)
+{
+    cleanup_free char *shown = cp_escape(e->path);
+    cp_report(rep, "not sent: %s (%s)", shown, why);
+    cp_run_report_file("refused_send", e->path, why);
+    *sent = false;
+}
+
+/* A settings file goes as its keyless copy, the one the sealed box sees; a file that cannot
+ * be read as settings does not go (its keys could not be taken out). */
+static int pack_keyless(struct archive *a, int fd, const struct cp_entry *e, bool *sent,
+                        uint64_t *size, struct cp_mirror_report *rep, cp_error_t *err)
+{
+    cleanup_free char *text = cp_keyless_of_fd(fd);
+    if (text == NULL || !still_listed(fd, e)) {
+        not_sent(e,
+                 text == NULL ? "a settings file over 1 MB or unreadable: it goes only without "
+                                "its keys, and they could not be taken out"
+                              : CHANGED,
+                 sent, rep);
+        return 0;
+    }
+    *size = strlen(text);
+    if (write_header(a, e->path, *size, e->sig.mode, e->sig.mtime_ns, err) < 0)
+        return cp_error_code(err);
+    if (*size > 0 && archive_write_data(a, text, *size) < 0)
+        return write_failed(a, err);
+    *sent = true;
+    cp_run_report_file("sent", e->path, NULL);
+    return 0;
+}
+
 static int pack_one(struct archive *a, int rootfd, const struct cp_entry *e, bool *sent,
-                    struct cp_mirror_report *rep, cp_error_t *err)
+                    uint64_t *size, struct cp_mirror_report *rep, cp_error_t *err)
 {
     cleanup_close int fd = open_listed(rootfd, e);
     if (fd < 0) {
-        cleanup_free char *shown = cp_escape(e->path);
-        cp_report(rep, "not sent, it changed while being read: %s (it goes next time)", shown);
-        cp_run_report_file("refused_send", e->path, "changed while being read; it goes next time");
-        *sent = false;
+        not_sent(e, CHANGED, sent, rep);
         return 0;
     }
     bool same = true;
-    if (write_header(a, e->path, e->sig.size, e->sig.mode, e->sig.mtime_ns, err) < 0 ||
-        copy_body(a, fd, e->sig.size, &same, err) < 0)
-        return cp_error_code(err);
-    *sent = same && still_listed(fd, e);
+    *size = e->sig.size;
+    if (cp_keyless_is(e->path)) {
+        if (pack_keyless(a, fd, e, sent, size, rep, err) < 0)
+            return cp_error_code(err);
+    } else {
+        if (write_header(a, e->path, e->sig.size, e->sig.mode, e->sig.mtime_ns, err) < 0 ||
+            copy_body(a, fd, e->sig.size, &same, err) < 0)
+            return cp_error_code(err);
+        *sent = same && still_listed(fd, e);
+        cp_run_report_file(*sent ? "sent" : "refused_send", e->path,
+                           *sent ? NULL : "changed while sent");
+    }
     if (rep != NULL && *sent)
         rep->sent++;
-    cp_run_report_file(*sent ? "sent" : "refused_send", e->path,
-                       *sent ? NULL : "changed while sent");
     return 0;
 }
 
@@ -155,7 +194,7 @@ static int pack_sent(struct archive *a, const struct cp_entry *const *files, siz
 }
 
 int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
-                 const char *const *deletions, size_t ndel, bool *sent,
+                 const char *const *deletions, size_t ndel, bool *sent, uint64_t *sizes,
                  struct cp_mirror_report *rep, struct cp_progress *progress, cp_error_t *err)
 {
     struct sink s = {r, err, progress};
@@ -166,7 +205,7 @@ int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *
         archive_write_open(a, &s, NULL, sink_write, NULL) != ARCHIVE_OK)
         return write_failed(a, err);
     for (size_t i = 0; i < n; i++)
-        if (pack_one(a, rootfd, files[i], &sent[i], rep, err) < 0)
+        if (pack_one(a, rootfd, files[i], &sent[i], &sizes[i], rep, err) < 0)
             return cp_error_wrap(err, "while sending the changes");
     if (ndel > 0 && pack_names(a, CP_DELETIONS_NAME, "", deletions, NULL, ndel, err) < 0)
         return cp_error_code(err);

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "src/command.h"
 #include "src/base/digest.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/run-report.h"
 #include "src/base/settings.h"
 #include "src/base/signals.h"
@@ -50,41 +50,6 @@ static char *derive_chat(const char *workdir)
     return cp_folder_key(workdir);
 }
 
-/* Why real may not be the work folder: it is home, holds it, or is /, so every key and
- * setting of the person's would be in the command's reach, more than the protected places can
- * name. NULL when it may. */
-static char *too_wide(const char *real, const char *home)
-{
-    if (strcmp(real, "/") == 0)
-        return xstrdup("the work folder is /, which holds every folder of this computer");
-    cleanup_free char *h = home && home[0] == '/' ? realpath(home, NULL) : NULL;
-    size_t n = strlen(real);
-    if (h == NULL || strncmp(h, real, n) != 0 || (h[n] != '\0' && h[n] != '/'))
-        return NULL;
-    return h[n] == '\0' ? xasprintf("the work folder %s is your home folder", real)
-                        : xasprintf("the work folder %s holds your home folder %s", real, h);
-}
-
-static int resolve_workdir(const char *asked, char **out, cp_error_t *err)
-{
-    const char *dir = asked ? asked : ".";
-    cleanup_free char *real = realpath(dir, NULL);
-    if (real == NULL)
-        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used", dir);
-    struct passwd *pw = getpwuid(getuid());
-    cleanup_free char *why = too_wide(real, getenv("HOME"));
-    if (why == NULL)
-        why = too_wide(real, pw ? pw->pw_dir : NULL);
-    if (why != NULL) {
-        cp_error_make(err, CP_ERR_FAILED, 0,
-                      "%s: a command there would reach every key and setting you have", why);
-        cp_error_hint(err, "Run it in the project's own folder (cd there, or --workdir DIR).");
-        return CP_ERR_FAILED;
-    }
-    *out = steal_pointer(&real);
-    return 0;
-}
-
 /* ADR 0106: only the container keeps the seal. Said under -v, and always when --unsealed
  * asked for what is so anyway. */
 static void say_no_seal(const char *place, bool unsealed_asked)
@@ -117,7 +82,7 @@ static int run_request(const struct cp_parsed *args, cp_error_t *err)
     cp_run_report_set("place", place);
     const struct cp_place_ops *ops = cp_place_find(place, err);
     cleanup_free char *workdir = NULL;
-    if (ops == NULL || resolve_workdir(cp_arg(args, c, "workdir"), &workdir, err) < 0)
+    if (ops == NULL || cp_workdir_resolve(cp_arg(args, c, "workdir"), &workdir, err) < 0)
         return cp_error_code(err);
     cleanup_free char *chat =
         cp_arg(args, c, "chat") ? xstrdup(cp_arg(args, c, "chat")) : derive_chat(workdir);

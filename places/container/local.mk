@@ -7,7 +7,6 @@ libconch_la_SOURCES += \
 	places/container/box.c places/container/box.h \
 	places/container/layer.c places/container/layer.h \
 	places/container/protect.c places/container/protect.h \
-	places/container/keyless.c places/container/keyless.h \
 	places/container/egress-hint.c places/container/egress-hint.h \
 	places/container/images.c places/container/images.h \
 	places/container/leftovers.c places/container/leftovers.h \

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "places/container/box.h"
-#include "places/container/keyless.h"
+#include "src/base/keyless.h"
 #include "places/container/protect.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
@@ -19,8 +19,7 @@
 
 #define SCAN_MAX_ENTRIES 500000
 #define SCAN_MAX_DEPTH   64
-#define COPY_MAX         (1024 * 1024) /* a larger settings file is covered, not copied */
-#define KEYLESS_PREFIX   "keyless-"
+#define KEYLESS_PREFIX "keyless-"
 
 /* Never entered: they are large, and a dependency's own test keys are not the person's. A
  * .git found in one is not made read-only either (DESIGN.md's limit, README "Sealed"). */
@@ -46,14 +45,6 @@ static void push(char ***v, size_t *n, char *s)
     (*v)[*n] = NULL;
 }
 
-static bool keyless_name(const char *name)
-{
-    for (size_t i = 0; cp_keyless_names[i] != NULL; i++)
-        if (strcmp(cp_keyless_names[i], name) == 0)
-            return true;
-    return false;
-}
-
 /* Takes full. Whether the entry was one to cover, seal or copy (and is not to be entered). */
 static bool sort_entry(struct scan *s, char *full, const char *name, bool is_dir)
 {
@@ -71,7 +62,7 @@ static bool sort_entry(struct scan *s, char *full, const char *name, bool is_dir
         push(&s->out->gits, &s->ngits, full);
         return true;
     }
-    if (!is_dir && keyless_name(name)) {
+    if (!is_dir && cp_keyless_is(name)) {
         push(&s->out->settings, &s->nsettings, full);
         return true;
     }
@@ -162,26 +153,11 @@ int cp_protect_scan(const char *workdir, const char *const *patterns, struct cp_
 }
 
 /* The copy's bytes: the file read without following a link, its keys taken out. NULL when
- * it cannot be read as a settings file, so it is covered instead. */
+ * it cannot be read as a settings file (over CP_KEYLESS_MAX too), so it is covered instead. */
 static char *keyless_of(const char *path)
 {
     cleanup_close int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > COPY_MAX)
-        return NULL;
-    size_t want = (size_t)st.st_size, got = 0;
-    cleanup_free char *text = xmalloc(want + 1);
-    while (got < want) {
-        ssize_t n = read(fd, text + got, want - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return NULL;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return cp_keyless_text(text, got);
+    return cp_keyless_of_fd(fd);
 }
 
 static int write_copy(const char *dir, size_t i, const char *text, char **out, cp_error_t *err)

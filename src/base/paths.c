@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,4 +127,39 @@ int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_e
         return cp_error_make(err, errno == ENOENT ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, errno,
                              "cannot read %s", path);
     return cp_read_fd(path, fd, max, out, len_out, err);
+}
+
+/* Why real may not be the work folder: it is home, holds it, or is /, so every key and
+ * setting of the person's would be in the command's reach, more than the protected places can
+ * name. NULL when it may. */
+static char *too_wide(const char *real, const char *home)
+{
+    if (strcmp(real, "/") == 0)
+        return xstrdup("the work folder is /, which holds every folder of this computer");
+    cleanup_free char *h = home && home[0] == '/' ? realpath(home, NULL) : NULL;
+    size_t n = strlen(real);
+    if (h == NULL || strncmp(h, real, n) != 0 || (h[n] != '\0' && h[n] != '/'))
+        return NULL;
+    return h[n] == '\0' ? xasprintf("the work folder %s is your home folder", real)
+                        : xasprintf("the work folder %s holds your home folder %s", real, h);
+}
+
+int cp_workdir_resolve(const char *asked, char **out, cp_error_t *err)
+{
+    const char *dir = asked ? asked : ".";
+    cleanup_free char *real = realpath(dir, NULL);
+    if (real == NULL)
+        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used", dir);
+    struct passwd *pw = getpwuid(getuid());
+    cleanup_free char *why = too_wide(real, getenv("HOME"));
+    if (why == NULL)
+        why = too_wide(real, pw ? pw->pw_dir : NULL);
+    if (why != NULL) {
+        cp_error_make(err, CP_ERR_FAILED, 0,
+                      "%s: a command there would reach every key and setting you have", why);
+        cp_error_hint(err, "Run it in the project's own folder (cd there, or --workdir DIR).");
+        return CP_ERR_FAILED;
+    }
+    *out = steal_pointer(&real);
+    return 0;
 }

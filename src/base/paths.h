@@ -21,5 +21,9 @@ int cp_write_file_atomic(const char *path, const char *data, size_t len, unsigne
 int cp_read_fd(const char *path, int fd, size_t max, char **out, size_t *len_out, cp_error_t *err);
 /* Reads a whole file of at most max bytes; CP_ERR_NOT_FOUND when it is absent. */
 int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_error_t *err);
+/* The work folder asked for (NULL: the current one) by its real path in *out (the caller's).
+ * Refused (CP_ERR_FAILED, 125 for run): the home folder ($HOME, and the password database's),
+ * a folder that holds it, and /, where a command would reach every key the person has. */
+int cp_workdir_resolve(const char *asked, char **out, cp_error_t *err);
 
 #endif

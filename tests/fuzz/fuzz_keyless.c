@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/container/keyless.h"
+#include "src/base/keyless.h"
 #include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

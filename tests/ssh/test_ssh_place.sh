@@ -197,6 +197,26 @@ rc=$(run box -- printf '%s|' 'a b' "it's" '$(touch /tmp/conch-pwn-ssh)' '`id`')
     [ ! -e /tmp/conch-pwn-ssh ] && ok "shell injection in arguments stays text" ||
     fail "quoting: rc=$rc $(cat "$T/out")"
 
+# ---- a project's registry settings reach the copy without their keys (issue 20, item 8) ----
+mkdir -p "$W/sub"
+printf 'registry=https://r.example/\n//r.example/:_authToken=SEKRIT-NPM\n' >"$W/.npmrc"
+printf 'npmRegistryServer: "https://y.example"\nnpmAuthToken: SEKRIT-YARN\n' >"$W/.yarnrc.yml"
+printf '[global]\nindex-url = https://u:SEKRIT-PIP@pypi.example/simple\n' >"$W/sub/pip.conf"
+cp "$W/.npmrc" "$T/npmrc.here"
+rc=$(run box -- sh -c 'cat .npmrc .yarnrc.yml sub/pip.conf; echo registry=https://elsewhere.example/ >.npmrc')
+[ "$rc" = 0 ] && [ -s "$T/out" ] && ! grep -q SEKRIT "$T/out" &&
+    grep -qx 'registry=https://r.example/' "$T/out" && grep -qx 'npmRegistryServer: "https://y.example"' "$T/out" &&
+    grep -qx 'index-url = https://pypi.example/simple' "$T/out" &&
+    ok "settings files reach the copy keyless: no token there, the registry lines kept" ||
+    fail "keyless push: rc=$rc out=$(cat "$T/out") err=$(cat "$T/err")"
+[ -f "$F/sub/pip.conf" ] && [ -f "$F/.yarnrc.yml" ] && ! grep -q SEKRIT "$F/sub/pip.conf" "$F/.yarnrc.yml" &&
+    grep -q pypi.example "$F/sub/pip.conf" && ok "the far copy's settings files hold no token" ||
+    fail "far settings: $(cat "$F/sub/pip.conf" "$F/.yarnrc.yml" 2>&1)"
+cmp -s "$W/.npmrc" "$T/npmrc.here" && grep -q 'not brought back: .npmrc' "$T/err" &&
+    ok "a settings file changed there never replaces the one here (its keys kept)" ||
+    fail "keyless pull: $(cat "$W/.npmrc") err=$(cat "$T/err")"
+rm -f "$W/.npmrc" "$W/.yarnrc.yml" "$W/sub/pip.conf"
+
 # Through a warm channel the command travels as lines on standard input: lines, a trailing
 # backslash, a line that is only a quote, and the command's own input after them.
 nl='a
@@ -453,9 +473,16 @@ fi
     fail "a command ran despite a place failure"
 
 # ---- hostile tar and find on the far side: nothing unsafe lands ----
+# The command's status is its own (0), and each hostile entry is named as refused: the archive
+# was read, not lost on the way (a run that never got it would land nothing too).
 rc=$(run hostile -- sh -c 'echo fine >made.txt')
+[ "$rc" = 0 ] && grep -qF 'refused from the far side: ../escape.txt (not asked for)' "$T/err" &&
+    grep -qF 'refused from the far side: .git/hooks/pre-commit (not asked for)' "$T/err" &&
+    grep -qF 'refused from the far side: made.txt (a symbolic link)' "$T/err" &&
+    ok "hostile far tar: the run's status, and every hostile entry received and refused" ||
+    fail "hostile tar: rc=$rc $(cat "$T/err")"
 [ ! -e "$T/escape.txt" ] && [ ! -e "$W/../escape.txt" ] && [ ! -e "$W/.git/hooks/pre-commit" ] &&
-    [ ! -L "$W/made.txt" ] && ok "hostile far tar: no climb out, no hook, no link (rc=$rc)" ||
+    [ ! -e "$W/made.txt" ] && [ ! -L "$W/made.txt" ] && ok "hostile far tar: no climb out, no hook, no link" ||
     fail "hostile tar landed something: $(ls -la "$W" "$T")"
 
 # ---- the far disk full during a push: 125 with the words, nothing lost here ----

