@@ -19,7 +19,7 @@
 
 #define SCAN_MAX_ENTRIES 500000
 #define SCAN_MAX_DEPTH   64
-#define KEYLESS_PREFIX "keyless-"
+#define KEYLESS_PREFIX   "keyless-"
 
 /* Never entered: they are large, and a dependency's own test keys are not the person's. A
  * .git found in one is not made read-only either (DESIGN.md's limit, README "Sealed"). */
