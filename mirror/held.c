@@ -393,6 +393,15 @@ static int pick_only(struct cp_held_run *v, size_t n, const char *workdir, struc
     return 0;
 }
 
+int cp_held_pick_in(const char *dir, const char *id, struct cp_held_run *out, cp_error_t *err)
+{
+    cleanup_free char *workdir = realpath(dir ? dir : ".", NULL);
+    if (workdir == NULL && id == NULL)
+        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used",
+                             dir ? dir : ".");
+    return cp_held_pick(workdir, id, out, err);
+}
+
 int cp_held_pick(const char *workdir, const char *id, struct cp_held_run *out, cp_error_t *err)
 {
     struct cp_held_run *v = NULL;

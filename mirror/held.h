@@ -56,6 +56,8 @@ int cp_held_judge(const struct cp_held_run *r, const struct cp_config *cfg, cp_l
 /* The held run named id (any folder's), or without id the one held run of workdir: none, or
  * more than one, is an error that names them. */
 int cp_held_pick(const char *workdir, const char *id, struct cp_held_run *out, cp_error_t *err);
+/* The same with the folder as given (NULL: the current one), resolved here. */
+int cp_held_pick_in(const char *dir, const char *id, struct cp_held_run *out, cp_error_t *err);
 
 /* Removes a run's folder and all it holds. */
 int cp_held_discard(struct cp_held_run *r, cp_error_t *err);

@@ -1,9 +1,7 @@
 /* `discard [RUN]`: drops a held run's changes; nothing of them reaches the folder. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "mirror/held.h"
 #include "src/command.h"
@@ -16,13 +14,9 @@ static int discard_handler(const struct cp_parsed *args, cp_error_t *err)
     const struct cp_command *c = &cp_cmd_discard;
     if (args->nrest > 1)
         return cp_error_make(err, CP_ERR_USAGE, 0, "discard takes at most one RUN");
-    const char *dir = cp_arg(args, c, "workdir");
-    cleanup_free char *workdir = realpath(dir ? dir : ".", NULL);
-    if (workdir == NULL && args->nrest == 0)
-        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used",
-                             dir ? dir : ".");
     struct cp_held_run r __attribute__((cleanup(cp_held_run_dispose))) = {0};
-    if (cp_held_pick(workdir, args->nrest ? args->rest[0] : NULL, &r, err) < 0)
+    if (cp_held_pick_in(cp_arg(args, c, "workdir"), args->nrest ? args->rest[0] : NULL, &r, err) <
+        0)
         return cp_error_code(err);
     if (cp_held_discard(&r, err) < 0)
         return cp_error_wrap(err, "discarding run %s", r.id);

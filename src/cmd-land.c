@@ -1,9 +1,7 @@
 /* `land [RUN]`: lands a held run through the gate, as a run would have when it ended. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "mirror/held.h"
 #include "src/command.h"
@@ -20,13 +18,9 @@ static int land_handler(const struct cp_parsed *args, cp_error_t *err)
     cleanup_config struct cp_config cfg = {0};
     if (cp_config_load(&cfg, err) < 0)
         return cp_error_code(err);
-    const char *dir = cp_arg(args, c, "workdir");
-    cleanup_free char *workdir = realpath(dir ? dir : ".", NULL);
-    if (workdir == NULL && args->nrest == 0)
-        return cp_error_make(err, CP_ERR_USAGE, errno, "the work folder '%s' cannot be used",
-                             dir ? dir : ".");
     struct cp_held_run r __attribute__((cleanup(cp_held_run_dispose))) = {0};
-    if (cp_held_pick(workdir, args->nrest ? args->rest[0] : NULL, &r, err) < 0)
+    if (cp_held_pick_in(cp_arg(args, c, "workdir"), args->nrest ? args->rest[0] : NULL, &r, err) <
+        0)
         return cp_error_code(err);
     if (cp_held_land(&r, &cfg, "to take them, run the command again with --unsealed", true, err) <
         0)

@@ -107,28 +107,11 @@ static void sweep_now(void)
     (void)cp_protect_sweep_copies(NULL, &copies);
 }
 
-/* Double fork: the grandchild belongs to nobody's terminal, holds none of the run's output
- * open, and outlives the run. */
+/* In a detached process (cp_detach): the sweep outlives the run. */
 void cp_leftovers_sweep_behind(void)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
+    if (cp_detach() != 0)
         return;
-    if (pid > 0) {
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        return;
-    }
-    setsid();
-    if (fork() != 0)
-        _exit(0);
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-    }
     sweep_now();
     _exit(0);
 }

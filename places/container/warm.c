@@ -391,30 +391,14 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
         curl_easy_cleanup(e.curl);
 }
 
-/* Double fork: the grandchild belongs to nobody's terminal and outlives the run. */
+/* In a detached process (cp_detach): the used box goes and the next is made after the run. */
 void cp_warm_refill(const struct cp_engine *e, const struct cp_warm_refill *r)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        if (r->used_id != NULL)
-            (void)cp_box_remove((struct cp_engine *)e, r->used_id, NULL);
+    int where = cp_detach();
+    if (where < 0 && r->used_id != NULL)
+        (void)cp_box_remove((struct cp_engine *)e, r->used_id, NULL);
+    if (where != 0)
         return;
-    }
-    if (pid > 0) {
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        return;
-    }
-    setsid();
-    if (fork() != 0)
-        _exit(0);
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-    }
     refill_now(e, r);
     _exit(0);
 }

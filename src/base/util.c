@@ -4,6 +4,9 @@
 #include "src/base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/wait.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -154,4 +157,29 @@ void cp_free_secret(char *s)
         return;
     explicit_bzero(s, strlen(s));
     free(s);
+}
+
+/* Double fork: the grandchild belongs to nobody's terminal, holds none of the run's output
+ * open, and outlives the run; the caller waits only for the short-lived child. */
+int cp_detach(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid > 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        return 1;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    return 0;
 }
