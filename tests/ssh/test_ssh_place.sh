@@ -378,7 +378,7 @@ for who in here there; do
     [ $who = there ] && home=$T/conch-other
     rm -f "$W/order.txt" "$(FARCOPY c1)/order.txt"
     CONCH_HOME=$T/conch timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- \
-        sh -c "echo first-start >>order.txt; sleep 3; echo first-end >>order.txt; echo 1 >first-$who.txt" \
+        sh -c "echo first-start >>order.txt; sleep 8; echo first-end >>order.txt; echo 1 >first-$who.txt" \
         >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 100); do grep -q first-start "$(FARCOPY c1)/order.txt" 2>/dev/null && break; sleep 0.1; done
@@ -462,7 +462,10 @@ if command -v python3 >/dev/null; then
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', $DEAD)); s.listen(5); c=s.accept(); time.sleep(20)" &
     silent=$!
-    sleep 0.5
+    # Listening before the run dials it (a loaded machine starts python slowly): the port in
+    # /proc/net/tcp's hex, state 0A.
+    port_hex=$(printf '%04X' "$DEAD")
+    for _ in $(seq 100); do grep -q ":$port_hex 00000000:0000 0A" /proc/net/tcp && break; sleep 0.1; done
     start=$(date +%s)
     rc=$(run refused -- touch ran)
     took=$(($(date +%s) - start))
