@@ -187,6 +187,16 @@ static int load(const char *layers, const char *id, struct cp_held_run *out)
     return 0;
 }
 
+int cp_held_load(const char *id, struct cp_held_run *out, cp_error_t *err)
+{
+    cleanup_free char *layers = NULL;
+    if (layers_dir(&layers, err) < 0)
+        return cp_error_code(err);
+    if (strchr(id, '/') != NULL || id[0] == '.' || load(layers, id, out) < 0)
+        return cp_error_make(err, CP_ERR_NOT_FOUND, 0, "no layer for box %s", id);
+    return 0;
+}
+
 static int by_made(const void *a, const void *b)
 {
     const struct cp_held_run *x = a, *y = b;

@@ -40,6 +40,9 @@ int cp_held_mount_options(const struct cp_held_run *r, char **out, cp_error_t *e
 /* Writes run.json with a new state (and since_ns as it stands), atomically. */
 int cp_held_set_state(struct cp_held_run *r, const char *state, cp_error_t *err);
 
+/* The run named id. */
+int cp_held_load(const char *id, struct cp_held_run *out, cp_error_t *err);
+
 /* The runs of workdir (NULL: every folder's), oldest first. */
 int cp_held_list(const char *workdir, struct cp_held_run **out, size_t *n_out, cp_error_t *err);
 void cp_held_list_free(struct cp_held_run *v, size_t n);

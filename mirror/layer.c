@@ -21,6 +21,7 @@
 
 #include "mirror/layer.h"
 #include "mirror/walk.h"
+#include "src/base/paths.h"
 #include "src/base/run-report.h"
 #include "src/base/util.h"
 
@@ -112,37 +113,13 @@ static char **names_in(int dirfd)
     return v;
 }
 
-/* "." and ".." resolved by their text from the link's folder; NULL when it climbs out. */
+/* Where a link at path leads, by its text, from the link's folder; NULL when it climbs out. */
 static char *resolve_target(const char *path, const char *target)
 {
     const char *slash = strrchr(path, '/');
     cleanup_free char *whole =
         slash ? xasprintf("%.*s/%s", (int)(slash - path), path, target) : xstrdup(target);
-    char *out = xmalloc(strlen(whole) + 1);
-    size_t n = 0;
-    for (const char *c = whole; *c != '\0';) {
-        size_t len = strcspn(c, "/");
-        if (len == 2 && c[0] == '.' && c[1] == '.') {
-            if (n == 0) {
-                free(out);
-                return NULL;
-            }
-            while (n > 0 && out[n - 1] != '/')
-                n--;
-            if (n > 0)
-                n--;
-        } else if (len > 0 && !(len == 1 && c[0] == '.')) {
-            if (n > 0)
-                out[n++] = '/';
-            memcpy(out + n, c, len);
-            n += len;
-        }
-        c += len;
-        while (*c == '/')
-            c++;
-    }
-    out[n] = '\0';
-    return out;
+    return cp_path_dots_resolved(whole);
 }
 
 const char *cp_layer_link_why(const struct cp_rules *r, const char *path, const char *target)

@@ -73,26 +73,6 @@ int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char
     return 0;
 }
 
-int cp_layer_find(const char *id, struct cp_held_run *out, cp_error_t *err)
-{
-    struct cp_held_run *v = NULL;
-    size_t n = 0;
-    if (cp_held_list(NULL, &v, &n, err) < 0)
-        return cp_error_code(err);
-    int r = cp_error_make(err, CP_ERR_NOT_FOUND, 0, "no layer for box %s", id);
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(v[i].id, id) != 0)
-            continue;
-        *out = v[i];
-        v[i] = (struct cp_held_run){0};
-        cp_error_free(err);
-        r = 0;
-        break;
-    }
-    cp_held_list_free(v, n);
-    return r;
-}
-
 void cp_layer_volume_remove(struct cp_engine *e, const char *id)
 {
     cleanup_free char *name = cp_layer_volume(id);
@@ -108,7 +88,7 @@ void cp_layer_drop(struct cp_engine *e, const char *id)
     cp_layer_volume_remove(e, id);
     struct cp_held_run r = {0};
     cleanup_error cp_error_t err = NULL;
-    if (cp_layer_find(id, &r, &err) < 0)
+    if (cp_held_load(id, &r, &err) < 0)
         return;
     if (strcmp(r.state, "landed") == 0 || strcmp(r.state, "warm") == 0)
         cp_held_discard(&r, &err);

@@ -19,9 +19,6 @@ char *cp_layer_volume(const char *id);
 int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char *const *argv,
                   const char *state, struct cp_held_run *out, cp_error_t *err);
 
-/* The layer made for the box named id (a warm box's, once claimed). */
-int cp_layer_find(const char *id, struct cp_held_run *out, cp_error_t *err);
-
 /* Removes the volume (the layer's folder stays for the gate). Quiet: a volume still in use or
  * gone is left to the next sweep. */
 void cp_layer_volume_remove(struct cp_engine *e, const char *id);

@@ -328,7 +328,7 @@ static int claim_layer(struct container_state *s, const char *was, const char *i
     if (!s->gated)
         return 0;
     cleanup_error cp_error_t err = NULL;
-    if (cp_layer_find(was, &s->layer, &err) == 0 &&
+    if (cp_held_load(was, &s->layer, &err) == 0 &&
         cp_held_set_state(&s->layer, "running", &err) == 0)
         return 0;
     cp_debug("warm box %s: %s", was, err->msg);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/base/git-hooks.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
 /* A config file past this is not read: git's own are a few kB. */
@@ -133,40 +134,14 @@ static char *find_repo(const char *workdir, char **config_out)
     }
 }
 
-/* abs with "." and ".." components resolved by their text: the hooks folder may not exist yet
- * (the command may be about to make it), so realpath cannot be asked. */
-static char *lexical(const char *abs)
-{
-    char *out = xmalloc(strlen(abs) + 2);
-    size_t n = 0;
-    for (const char *c = abs; *c != '\0';) {
-        while (*c == '/')
-            c++;
-        size_t len = strcspn(c, "/");
-        if (len == 0)
-            break;
-        if (len == 2 && c[0] == '.' && c[1] == '.') {
-            while (n > 0 && out[n - 1] != '/')
-                n--;
-            if (n > 0)
-                n--;
-        } else if (!(len == 1 && c[0] == '.')) {
-            out[n++] = '/';
-            memcpy(out + n, c, len);
-            n += len;
-        }
-        c += len;
-    }
-    if (n == 0)
-        out[n++] = '/';
-    out[n] = '\0';
-    return out;
-}
-
 static char *inside(const char *abs, const char *workdir)
 {
+    /* The hooks folder may not exist yet (the command may be about to make it). */
     cleanup_free char *real = realpath(abs, NULL);
-    cleanup_free char *p = real ? xstrdup(real) : lexical(abs);
+    cleanup_free char *dots = real ? NULL : cp_path_dots_resolved(abs + 1);
+    if (real == NULL && dots == NULL)
+        return NULL;
+    cleanup_free char *p = real ? xstrdup(real) : xasprintf("/%s", dots);
     size_t n = strlen(workdir);
     if (strncmp(p, workdir, n) != 0 || (p[n] != '\0' && p[n] != '/'))
         return NULL;

@@ -163,3 +163,32 @@ int cp_workdir_resolve(const char *asked, char **out, cp_error_t *err)
     *out = steal_pointer(&real);
     return 0;
 }
+
+char *cp_path_dots_resolved(const char *rel)
+{
+    char *out = xmalloc(strlen(rel) + 1);
+    size_t n = 0;
+    for (const char *c = rel; *c != '\0';) {
+        while (*c == '/')
+            c++;
+        size_t len = strcspn(c, "/");
+        if (len == 2 && c[0] == '.' && c[1] == '.') {
+            if (n == 0) {
+                free(out);
+                return NULL;
+            }
+            while (n > 0 && out[n - 1] != '/')
+                n--;
+            if (n > 0)
+                n--;
+        } else if (len > 0 && !(len == 1 && c[0] == '.')) {
+            if (n > 0)
+                out[n++] = '/';
+            memcpy(out + n, c, len);
+            n += len;
+        }
+        c += len;
+    }
+    out[n] = '\0';
+    return out;
+}

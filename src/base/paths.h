@@ -26,4 +26,9 @@ int cp_read_file(const char *path, size_t max, char **out, size_t *len_out, cp_e
  * a folder that holds it, and /, where a command would reach every key the person has. */
 int cp_workdir_resolve(const char *asked, char **out, cp_error_t *err);
 
+/* rel with its "." and ".." components resolved by their text alone (nothing on disk is asked,
+ * so it serves names that do not exist yet); NULL when a ".." climbs above its start. The
+ * caller frees it; "" is the start itself. */
+char *cp_path_dots_resolved(const char *rel);
+
 #endif
