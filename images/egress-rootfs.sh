@@ -2,6 +2,7 @@
 # The egress sidecar's image: the conch-place binary that asked for it, the libraries ldd lists
 # for it and the dynamic loader, and the few files c-ares reads. No shell, no package
 # manager: the sidecar runs `conch-place egress-proxy` and nothing else. Made in a second.
+# With this computer's trusted roots, which the sidecar checks each real host against.
 # Usage: egress-rootfs.sh ROOTFS   (the binary comes from $CONCH_EGRESS_BINARY)
 set -eu
 root=$1
@@ -23,3 +24,16 @@ echo 'hosts: files dns' >"$root/etc/nsswitch.conf"
 echo 'nobody:x:65534:65534:nobody:/nonexistent:/conch-place' >"$root/etc/passwd"
 echo 'nogroup:x:65534:' >"$root/etc/group"
 chmod 1777 "$root/tmp"
+# This computer's trusted roots: the sidecar ends each tunnel's TLS and checks the real host
+# against them (OpenSSL's default file on Debian is /usr/lib/ssl/cert.pem). What it also trusts
+# (egress.ca_file) comes in its environment. The image is named after this file too.
+roots=${CONCH_EGRESS_ROOTS:-/etc/ssl/certs/ca-certificates.crt}
+if [ -f "$roots" ]; then
+    mkdir -p "$root/etc/ssl/certs" "$root/usr/lib/ssl"
+    cp "$roots" "$root/etc/ssl/certs/ca-certificates.crt"
+    ln -s /etc/ssl/certs/ca-certificates.crt "$root/usr/lib/ssl/cert.pem"
+    ln -s /etc/ssl/certs "$root/usr/lib/ssl/certs"
+else
+    echo "egress-rootfs: no trusted roots at $roots (apt-get install ca-certificates)" >&2
+    exit 1
+fi

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "places/container/box-spec.h"
+#include "places/container/egress-trust.h"
 #include "src/base/util.h"
 
 #define GIB (1024LL * 1024 * 1024)
@@ -55,6 +56,8 @@ static json_object *mounts(const struct cp_box_spec *s)
          s->settings != NULL && s->settings[i] != NULL && s->copies != NULL && s->copies[i] != NULL;
          i++)
         json_object_array_add(a, bind_mount(s->copies[i], s->settings[i], true));
+    for (size_t i = 0; s->ca_bundle != NULL && s->ca_paths != NULL && s->ca_paths[i] != NULL; i++)
+        json_object_array_add(a, bind_mount(s->ca_bundle, s->ca_paths[i], true));
     if (s->no_dns != NULL) /* the engines then write no resolver of their own */
         json_object_array_add(a, bind_mount(s->empty_file, "/etc/resolv.conf", true));
     return a;
@@ -132,6 +135,9 @@ static json_object *environment(const struct cp_box_spec *s)
     json_object_array_add(a, json_object_new_string(l));
     for (size_t i = 0; s->env != NULL && s->env[i] != NULL; i++)
         json_object_array_add(a, json_object_new_string(s->env[i]));
+    /* The sidecar ends TLS with its own CA: the usual clients are pointed at the bundle. */
+    for (size_t i = 0; s->ca_bundle != NULL && cp_box_ca_env[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(cp_box_ca_env[i]));
     return a;
 }
 

@@ -29,6 +29,8 @@ struct cp_box_spec {
                              * sidecar's); with an empty /etc/resolv.conf, nothing resolves */
     long cpus;              /* min(2, host) */
     char **labels;          /* "k=v" entries; borrowed */
+    const char *ca_bundle;  /* sealed: the image's roots and the sidecar's CA (egress-trust.h), */
+    char **ca_paths;        /* bound read-only at these paths; NULL: the image's own */
 };
 
 /* The sysctls of a box on a sealed network (no IPv6); the caller owns the object. */

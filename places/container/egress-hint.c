@@ -22,13 +22,24 @@
 #define REFUSALS_MAX  64
 #define HINT_TEXT_MAX (64 * 1024)
 
+static bool same(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
 static bool seen(const struct cp_egress_refusal *v, size_t n, const char *target,
-                 const char *reason)
+                 const char *reason, const char *method, const char *path)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i].target, target) == 0 && strcmp(v[i].reason, reason) == 0)
+        if (strcmp(v[i].target, target) == 0 && strcmp(v[i].reason, reason) == 0 &&
+            same(v[i].method, method) && same(v[i].path, path))
             return true;
     return false;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s != NULL ? xstrdup(s) : NULL;
 }
 
 static void take(const char *line, size_t len, const char *box, struct cp_egress_refusal **v,
@@ -39,11 +50,14 @@ static void take(const char *line, size_t len, const char *box, struct cp_egress
         return;
     const char *b = cp_json_str(o, "box"), *verdict = cp_json_str(o, "verdict");
     const char *target = cp_json_str(o, "host"), *reason = cp_json_str(o, "reason");
+    const char *method = cp_json_str(o, "method"), *path = cp_json_str(o, "path");
     if (b == NULL || verdict == NULL || target == NULL || target[0] == '\0' || reason == NULL ||
-        strcmp(b, box) != 0 || strcmp(verdict, "refused") != 0 || seen(*v, *n, target, reason))
+        strcmp(b, box) != 0 || strcmp(verdict, "refused") != 0 ||
+        seen(*v, *n, target, reason, method, path))
         return;
     *v = xrealloc(*v, (*n + 1) * sizeof(**v));
-    (*v)[*n] = (struct cp_egress_refusal){xstrdup(target), xstrdup(reason)};
+    (*v)[*n] = (struct cp_egress_refusal){xstrdup(target), xstrdup(reason), dup_or_null(method),
+                                          dup_or_null(path)};
     (*n)++;
 }
 
@@ -66,6 +80,8 @@ void cp_egress_refusals_free(struct cp_egress_refusal *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(v[i].target);
         free(v[i].reason);
+        free(v[i].method);
+        free(v[i].path);
     }
     free(v);
 }
@@ -74,6 +90,12 @@ void cp_egress_refusals_free(struct cp_egress_refusal *v, size_t n)
 static bool entry_allows(const struct cp_egress_refusal *r)
 {
     return strcmp(r->reason, "not-listed") == 0;
+}
+
+/* An upload to a listed host: a --write entry lets it go. */
+static bool write_allows(const struct cp_egress_refusal *r)
+{
+    return strcmp(r->reason, "method") == 0;
 }
 
 static const char *why_of(const char *slug)
@@ -92,11 +114,24 @@ static void refused_list(struct cp_buf *b, const struct cp_egress_refusal *v, si
     add(b, "the sealed box's egress sidecar refused: ");
     for (size_t i = 0; i < n; i++) {
         cleanup_free char *one =
-            xasprintf("%s%s (%s)", i ? ", " : "", v[i].target,
-                      entry_allows(&v[i]) ? "not on the list" : why_of(v[i].reason));
+            v[i].method != NULL
+                ? xasprintf("%s%s %s on %s (%s)", i ? ", " : "", v[i].method,
+                            v[i].path ? v[i].path : "", v[i].target,
+                            write_allows(&v[i]) ? "the host is for fetching" : why_of(v[i].reason))
+                : xasprintf("%s%s (%s)", i ? ", " : "", v[i].target,
+                            entry_allows(&v[i]) ? "not on the list" : why_of(v[i].reason));
         add(b, one);
     }
     add(b, ".\n");
+}
+
+/* Whether an earlier upload refusal named the same host: one line a host. */
+static bool write_named_before(const struct cp_egress_refusal *v, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (write_allows(&v[k]) && strcmp(v[k].target, v[i].target) == 0)
+            return true;
+    return false;
 }
 
 static void entry_lines(struct cp_buf *b, const struct cp_egress_refusal *v, size_t n)
@@ -111,7 +146,17 @@ static void entry_lines(struct cp_buf *b, const struct cp_egress_refusal *v, siz
         add(b, line);
         any = true;
     }
-    if (any)
+    bool writes = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!write_allows(&v[i]) || write_named_before(v, i))
+            continue;
+        if (!writes)
+            add(b, "Uploads leave only from a host added for them, or with --unsealed:\n");
+        cleanup_free char *line = xasprintf("  conch-place hosts add %s --write\n", v[i].target);
+        add(b, line);
+        writes = true;
+    }
+    if (any && !writes)
         add(b, "(or run the command again with --unsealed, outside the seal).\n");
 }
 
@@ -119,7 +164,7 @@ static void no_entry_line(struct cp_buf *b, const struct cp_egress_refusal *v, s
 {
     bool any = false;
     for (size_t i = 0; i < n; i++) {
-        if (entry_allows(&v[i]))
+        if (entry_allows(&v[i]) || write_allows(&v[i]) || v[i].method != NULL)
             continue;
         add(b, any ? ", " : "No entry on the list can allow ");
         add(b, v[i].target);

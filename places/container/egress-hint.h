@@ -7,10 +7,13 @@
 #include "src/base/error.h"
 
 /* One refusal as the proxy's decision log names it: the host (or the request's target when it
- * named none) and the reason's slug ("not-listed", "ip-literal", "port", ...). */
+ * named none), the reason's slug ("not-listed", "ip-literal", "port", "method", ...), and for a
+ * request refused inside a tunnel the sidecar ended, its method and path (else NULL). */
 struct cp_egress_refusal {
     char *target;
     char *reason;
+    char *method;
+    char *path;
 };
 
 /* The distinct refusals for box in log text (the sidecar's log as the engine hands it back,
@@ -20,7 +23,8 @@ size_t cp_egress_refusals(const char *text, size_t len, const char *box,
 void cp_egress_refusals_free(struct cp_egress_refusal *v, size_t n);
 
 /* The paragraph: what was refused and why, what the box reaches (reach), and only the ways
- * on that can work: `conch-place hosts add HOST` for a name the list lacks; for an IP literal,
+ * on that can work: `conch-place hosts add HOST` for a name the list lacks, `... --write` for
+ * an upload to a fetch-only host; for an IP literal,
  * another port, plain HTTP or a malformed request, that no entry can allow it and --unsealed
  * runs the command outside the seal. The caller's. */
 char *cp_egress_hint_words(const struct cp_egress_refusal *v, size_t n, const char *reach);

@@ -21,12 +21,25 @@
 
 #define BINARY_MAX (256 * 1024 * 1024)
 
+#define ROOTS_FILE "/etc/ssl/certs/ca-certificates.crt"
+#define ROOTS_MAX  (16 * 1024 * 1024)
+
+/* Named after this binary and this computer's trusted roots (egress-rootfs.sh copies both in):
+ * roots updated here make another image, so the sidecar never checks hosts against old ones. */
 int cp_egress_image_name(char **out, cp_error_t *err)
 {
-    cleanup_free char *data = NULL;
-    size_t len = 0;
+    cleanup_free char *data = NULL, *roots = NULL;
+    size_t len = 0, rlen = 0;
     if (cp_read_file("/proc/self/exe", BINARY_MAX, &data, &len, err) < 0)
         return cp_error_wrap(err, "while naming the egress image after this binary");
+    if (cp_read_file(ROOTS_FILE, ROOTS_MAX, &roots, &rlen, err) < 0) {
+        cp_error_wrap(err, "the sidecar checks hosts against this computer's trusted roots");
+        cp_error_hint(err, "Install them: apt-get install ca-certificates.");
+        return cp_error_code(err);
+    }
+    data = xrealloc(data, len + rlen);
+    memcpy(data + len, roots, rlen);
+    len += rlen;
     uint8_t digest[32];
     cp_sha256(data, len, digest);
     char hex[13];

@@ -185,6 +185,18 @@ int cp_engine_call(struct cp_engine *e, const char *method, const char *path, js
     return 0;
 }
 
+int cp_engine_get_bytes(struct cp_engine *e, const char *path, long *status_out, char **body_out,
+                        size_t *len_out, cp_error_t *err)
+{
+    cleanup_http_resp struct cp_http_resp resp = {0};
+    if (perform(e, "GET", path, NULL, &resp, err) < 0)
+        return cp_error_code(err);
+    *status_out = resp.status;
+    *len_out = resp.body.len;
+    *body_out = cp_buf_steal(&resp.body);
+    return 0;
+}
+
 /* Streamed endpoints answer 200 and report failures in a JSON line of the body. */
 static int scan_stream_errors(const struct cp_buf *body, cp_error_t *err)
 {

@@ -46,6 +46,11 @@ int cp_engine_call_status(struct cp_engine *e, const char *method, const char *p
                           json_object *body, long *status_out, json_object **reply_out,
                           cp_error_t *err);
 
+/* A GET whose body is not JSON (an archive): the body as it came, up to the reply bound, and
+ * the status unjudged. *body_out is the caller's. */
+int cp_engine_get_bytes(struct cp_engine *e, const char *path, long *status_out, char **body_out,
+                        size_t *len_out, cp_error_t *err);
+
 /* Streams a raw body (a tar) to path; the reply's JSON lines are checked for errors. */
 int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_type,
                      long (*reader)(void *ctx, char *buf, size_t len), void *ctx, long timeout_ms,

@@ -156,6 +156,8 @@ static void build_spec(struct container_state *s, const struct cp_run_request *r
         .cpus = host_cpus(),
         .labels = s->labels,
         .layer = s->gated ? s->layer_volume : NULL,
+        .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
+        .ca_paths = req->sealed ? s->seal.ca_paths : NULL,
     };
     cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
@@ -233,7 +235,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (cp_protect_make_copies(&s->prot, s->name, err) < 0)
         return cp_error_code(err);
     if (req->sealed &&
-        cp_seal_prepare(s->engine, req->workdir, req->config, s->name, &s->seal, err) < 0)
+        cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id, &s->seal,
+                        err) < 0)
         return cp_error_code(err);
     if (req->sealed)
         cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);

@@ -163,7 +163,8 @@ static size_t take_refusals(const char *text, size_t len, const char *box)
         if (b != NULL && strcmp(b, box) == 0 && verdict != NULL &&
             strcmp(verdict, "refused") == 0 && host != NULL) {
             cp_run_report_refused_host(host, (unsigned)cp_json_int(o, "port", 0),
-                                       cp_json_str(o, "reason"));
+                                       cp_json_str(o, "reason"), cp_json_str(o, "method"),
+                                       cp_json_str(o, "path"));
             found++;
         }
         start = end + 1;

@@ -42,9 +42,14 @@
 
 #include "places/container/box.h"
 #include "places/container/egress-image.h"
+#include "places/container/egress-trust.h"
 #include "places/container/seal-probe.h"
 #include "places/container/sidecar.h"
 #include "places/egress/auth.h"
+#include "places/egress/ca.h"
+#ifndef CP_EGRESS_TRUST_ENV /* MERGE-TODO: places/egress/tls.h */
+#define CP_EGRESS_TRUST_ENV "CONCH_EGRESS_TRUST"
+#endif
 #include "places/egress/elog.h"
 #include "src/base/buf.h"
 #include "src/base/digest.h"
@@ -140,13 +145,25 @@ static char **upstream_env(void)
     return v;
 }
 
-/* The list's hash (16 hex), over the image, the proxy's arguments and its upstream too. */
-static void list_hash(const struct cp_allowlist *list, const char *image, char **args, char out[17])
+/* The list's hash (16 hex), over the image, the proxy's arguments, its upstream and what it
+ * signs with and trusts too: a new CA or egress.ca_file makes another sidecar. */
+static void list_hash(const struct cp_allowlist *list, const char *image, char **args,
+                      const struct cp_sidecar_trust *trust, char out[17])
 {
     struct cp_buf b;
     cleanup_strv char **up = upstream_env(); /* a changed upstream makes another sidecar */
     cp_buf_init(&b, 1 << 20);
     (void)cp_buf_append(&b, image, strlen(image));
+    (void)cp_buf_append(&b, "\nca ", 4);
+    (void)cp_buf_append(&b, trust->ca_fingerprint, strlen(trust->ca_fingerprint));
+    if (trust->extra != NULL) {
+        uint8_t digest[CP_SHA256_LEN];
+        char hex[2 * CP_SHA256_LEN + 1];
+        cp_sha256(trust->extra, strlen(trust->extra), digest);
+        cp_hex(digest, CP_SHA256_LEN, hex);
+        (void)cp_buf_append(&b, "\ntrust ", 7);
+        (void)cp_buf_append(&b, hex, strlen(hex));
+    }
     for (size_t i = 0; args[i] != NULL; i++) {
         (void)cp_buf_append(&b, "\n", 1);
         (void)cp_buf_append(&b, args[i], strlen(args[i]));
@@ -398,19 +415,40 @@ static json_object *sidecar_host_config(const struct cp_engine *e)
     return h;
 }
 
+/* The secret, the CA (with its key) and the upstream proxy reach the sidecar in its environment
+ * only, which the proxy wipes at start: never argv, never a file a box could be given. */
+static char **sidecar_env(const char *secret, const struct cp_sidecar_trust *trust)
+{
+    cleanup_strv char **up = upstream_env();
+    char **v = xcalloc(6, sizeof(char *));
+    size_t n = 0;
+    v[n++] = xasprintf("%s=%s", CP_EGRESS_SECRET_ENV, secret);
+    v[n++] = xasprintf("%s=%s", CP_EGRESS_CA_ENV, trust->ca_pem);
+    if (trust->extra != NULL)
+        v[n++] = xasprintf("%s=%s", CP_EGRESS_TRUST_ENV, trust->extra);
+    for (size_t i = 0; up[i] != NULL && i < 2; i++)
+        v[n++] = xstrdup(up[i]);
+    for (size_t i = 0; up[i] != NULL; i++)
+        explicit_bzero(up[i], strlen(up[i]));
+    return v;
+}
+
+static void wipe_strv(char ***v)
+{
+    for (size_t i = 0; *v != NULL && (*v)[i] != NULL; i++)
+        explicit_bzero((*v)[i], strlen((*v)[i]));
+    cp_strv_free(*v);
+}
+
 static json_object *sidecar_body(const struct cp_engine *e, const struct cp_sidecar_names *n,
-                                 const char *image, char **args, const char *secret)
+                                 const char *image, char **args, const char *secret,
+                                 const struct cp_sidecar_trust *trust)
 {
     json_object *c = json_object_new_object();
     json_object_object_add(c, "Image", json_object_new_string(image));
     json_object_object_add(c, "Cmd", strv_json(args));
-    cleanup_free char *env = xasprintf("%s=%s", CP_EGRESS_SECRET_ENV, secret);
-    cleanup_strv char **up = upstream_env();
-    char *all[4] = {env, up[0], up[0] ? up[1] : NULL, NULL};
-    json_object_object_add(c, "Env", strv_json(all));
-    explicit_bzero(env, strlen(env));
-    for (size_t i = 0; up[i] != NULL; i++)
-        explicit_bzero(up[i], strlen(up[i]));
+    __attribute__((cleanup(wipe_strv))) char **env = sidecar_env(secret, trust);
+    json_object_object_add(c, "Env", strv_json(env));
     json_object_object_add(c, "User", json_object_new_string("65534:65534"));
     json_object_object_add(c, "Labels", egress_labels(n));
     json_object_object_add(c, "HostConfig", sidecar_host_config(e));
@@ -431,12 +469,12 @@ static int connect_and_start(struct cp_engine *e, const char *name, const char *
 
 /* 0 made (or another run made it first: look again), or an error. */
 static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n, const char *image,
-                          char **args, cp_error_t *err)
+                          char **args, const struct cp_sidecar_trust *trust, cp_error_t *err)
 {
     __attribute__((cleanup(cp_cleanup_freep))) char *secret = random_secret();
     if (secret == NULL)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read /dev/urandom");
-    cleanup_json json_object *body = sidecar_body(e, n, image, args, secret);
+    cleanup_json json_object *body = sidecar_body(e, n, image, args, secret, trust);
     explicit_bzero(secret, strlen(secret));
     cleanup_free char *path = xasprintf("/containers/create?name=%s", n->name);
     cleanup_json json_object *reply = NULL;
@@ -552,7 +590,8 @@ static int lock_seal(const char *name, cp_error_t *err)
 }
 
 int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
-                      struct cp_sidecar *out, cp_error_t *err)
+                      const struct cp_sidecar_trust *trust, struct cp_sidecar *out,
+                      cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
     cleanup_free char *image = NULL;
@@ -560,7 +599,7 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
         return cp_error_wrap(err, "the egress sidecar");
     cleanup_strv char **args = proxy_args(list);
     struct cp_sidecar_names n;
-    list_hash(list, image, args, n.list);
+    list_hash(list, image, args, trust, n.list);
     folder_hash(workdir, n.folder);
     cleanup_free char *name = n.name = sidecar_name(n.list, n.folder);
     cleanup_close int lock = lock_seal(name, err);
@@ -573,7 +612,7 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
             return cp_error_wrap(err, "the egress sidecar");
         if (r > 0)
             return made ? probe_new(e, image, out, err) : 0;
-        if (create_sidecar(e, &n, image, args, err) < 0)
+        if (create_sidecar(e, &n, image, args, trust, err) < 0)
             return cp_error_wrap(err, "the egress sidecar");
         made = true;
     }
@@ -687,15 +726,34 @@ int cp_sidecar_clean(struct cp_engine *e, int *removed_out, cp_error_t *err)
 
 /* ---- a sealed run ---- */
 
+static void trust_dispose(struct cp_sidecar_trust *t)
+{
+    cp_free_secret(t->ca_pem);
+    free(t->extra);
+}
+
+/* The CA the sidecar signs with, and egress.ca_file's roots it trusts beside this computer's. */
+static int trust_load(const struct cp_config *cfg, struct cp_sidecar_trust *t, cp_error_t *err)
+{
+    if (cp_egress_ca_from_home(&t->ca_pem, err) < 0 ||
+        cp_egress_ca_fingerprint(t->ca_pem, t->ca_fingerprint, err) < 0 ||
+        cp_egress_extra_trust(cfg, &t->extra, err) < 0)
+        return cp_error_wrap(err, "the egress sidecar's trust");
+    return 0;
+}
+
 int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
-                    const char *box, struct cp_seal *out, cp_error_t *err)
+                    const char *box, const char *image_id, struct cp_seal *out, cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
     out->since = time(NULL) - 1;
     out->box = xstrdup(box);
-    if (cp_allowlist_for(workdir, cfg, &out->list, err) < 0 ||
-        cp_sidecar_ensure(e, &out->list, workdir, &out->sidecar, err) < 0 ||
-        cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0) {
+    __attribute__((cleanup(trust_dispose))) struct cp_sidecar_trust trust = {0};
+    if (trust_load(cfg, &trust, err) < 0 || cp_allowlist_for(workdir, cfg, &out->list, err) < 0 ||
+        cp_sidecar_ensure(e, &out->list, workdir, &trust, &out->sidecar, err) < 0 ||
+        cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0 ||
+        cp_egress_box_bundle(e, image_id, trust.ca_pem, &out->ca_bundle, &out->ca_paths, err) <
+            0) {
         cp_seal_dispose(out);
         return cp_error_code(err);
     }
@@ -716,5 +774,7 @@ void cp_seal_dispose(struct cp_seal *s)
         explicit_bzero(s->env[i], strlen(s->env[i]));
     cp_strv_free(s->env);
     free(s->box);
+    free(s->ca_bundle);
+    cp_strv_free(s->ca_paths);
     memset(s, 0, sizeof(*s));
 }

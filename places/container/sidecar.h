@@ -30,12 +30,21 @@ struct cp_sidecar {
     char *secret; /* read back from its own environment, never stored elsewhere */
 };
 
+/* What the sidecar signs with and trusts: its CA (certificate and key, PEM), the CA's
+ * fingerprint, and egress.ca_file's text (NULL when unset). Folded into the list's hash. */
+struct cp_sidecar_trust {
+    char *ca_pem;
+    char ca_fingerprint[65];
+    char *extra;
+};
+
 /* Finds the running sidecar for this folder (a real path) and list, or makes its network and
  * it (a dead one is replaced); a sidecar made now must answer a probe box on its network.
  * Fails, so that no box is made, when the engine cannot make an internal network without a
  * host address, the sidecar does not come up, or a box on the network cannot reach it. */
 int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
-                      struct cp_sidecar *out, cp_error_t *err);
+                      const struct cp_sidecar_trust *trust, struct cp_sidecar *out,
+                      cp_error_t *err);
 void cp_sidecar_dispose(struct cp_sidecar *s);
 #define cleanup_sidecar __attribute__((cleanup(cp_sidecar_dispose)))
 
@@ -55,11 +64,14 @@ struct cp_seal {
     char **env;   /* the proxy variables for this box */
     char *box;    /* the box's name, which is its proxy user */
     time_t since; /* when the run began, for reading the sidecar's log */
+    char *ca_bundle; /* the box's bundle: its image's roots and the sidecar's CA */
+    char **ca_paths; /* where the box sees it */
 };
 
-/* The list for the folder, its sidecar, and the variables for the box named box. */
+/* The list for the folder, its sidecar, the variables for the box named box, and the CA
+ * bundle for a box of image_id. */
 int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
-                    const char *box, struct cp_seal *out, cp_error_t *err);
+                    const char *box, const char *image_id, struct cp_seal *out, cp_error_t *err);
 /* After the command: the hint when it failed and the sidecar refused something for it. */
 void cp_seal_after(struct cp_engine *e, const struct cp_seal *seal, int status,
                    const char *workdir);

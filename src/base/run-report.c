@@ -209,7 +209,17 @@ void cp_run_report_file(const char *kind, const char *path, const char *reason)
         json_object_array_add(arr, file_entry(kind, path, reason));
 }
 
-void cp_run_report_refused_host(const char *host, unsigned port, const char *reason)
+/* The proxy cuts a request's method and path at this; a longer one is cut here too. */
+#define REQUEST_TEXT_MAX 200
+
+static json_object *cut_text(const char *s, size_t max)
+{
+    cleanup_free char *cut = strndup(s, max);
+    return text(cut != NULL ? cut : "");
+}
+
+void cp_run_report_refused_host(const char *host, unsigned port, const char *reason,
+                                const char *method, const char *path)
 {
     if (R.doc == NULL || R.hosts >= HOSTS_MAX)
         return;
@@ -217,6 +227,10 @@ void cp_run_report_refused_host(const char *host, unsigned port, const char *rea
     json_object_object_add(e, "host", text(host));
     json_object_object_add(e, "port", json_object_new_int((int)port));
     json_object_object_add(e, "reason", text(reason ? reason : "refused"));
+    if (method != NULL)
+        json_object_object_add(e, "method", cut_text(method, REQUEST_TEXT_MAX));
+    if (path != NULL)
+        json_object_object_add(e, "path", cut_text(path, REQUEST_TEXT_MAX));
     json_object_array_add(member(R.doc, "refused_hosts"), e);
     R.hosts++;
 }

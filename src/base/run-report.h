@@ -38,7 +38,9 @@ void cp_run_report_remote(const char *key, const char *id, const char *stage);
 void cp_run_report_file(const char *kind, const char *path, const char *reason);
 
 /* A host the egress sidecar refused for this run's box, with its port and the proxy's reason. */
-void cp_run_report_refused_host(const char *host, unsigned port, const char *reason);
+/* method and path: a request refused inside a tunnel the sidecar ended, else NULL. */
+void cp_run_report_refused_host(const char *host, unsigned port, const char *reason,
+                                const char *method, const char *path);
 
 /* Ends a stage: the time since the previous stage ended (or the start) is added to name. */
 void cp_run_report_stage(const char *name);

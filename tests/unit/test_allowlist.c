@@ -386,6 +386,26 @@ static void test_hint__log__this_box_refusals_once_each(void **state)
     assert_non_null(strstr(w, "The box reaches only: pypi.org, github.com"));
 }
 
+/* An upload refused inside an ended tunnel: its method and path, and the --write entry. */
+static void test_hint__refused_upload__offers_write(void **state)
+{
+    static const char log[] =
+        "{\"box\":\"b1\",\"host\":\"registry.example\",\"port\":443,\"verdict\":\"refused\","
+        "\"reason\":\"method\",\"method\":\"PUT\",\"path\":\"/left-pad\"}\n"
+        "{\"box\":\"b1\",\"host\":\"registry.example\",\"port\":443,\"verdict\":\"refused\","
+        "\"reason\":\"method\",\"method\":\"POST\",\"path\":\"/other\"}\n";
+    size_t n = 0;
+    cleanup_free char *w = hint_for(log, sizeof(log) - 1, &n);
+    assert_int_equal(n, 2);
+    assert_non_null(strstr(w, "PUT /left-pad on registry.example"));
+    const char *line = strstr(w, "\n  conch-place hosts add registry.example --write");
+    assert_non_null(line);
+    /* one line for the host, and no plain `hosts add`: it is on the list already */
+    assert_null(strstr(strstr(line, "--write") + 7, "--write"));
+    assert_null(strstr(w, "hosts add registry.example\n"));
+    assert_null(strstr(w, "No entry on the list"));
+}
+
 static void test_hint__refused_name__offers_hosts_add(void **state)
 {
     size_t n = 0;
@@ -467,6 +487,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test(test_hint__log__this_box_refusals_once_each),
         cmocka_unit_test(test_hint__refused_name__offers_hosts_add),
+        cmocka_unit_test(test_hint__refused_upload__offers_write),
         cmocka_unit_test(test_hint__ip_literal__no_entry_names_unsealed),
         cmocka_unit_test(test_hint__other_port__no_entry_names_unsealed),
         cmocka_unit_test(test_hint__plain_http__no_entry_names_unsealed),

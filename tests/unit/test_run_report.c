@@ -82,7 +82,8 @@ static void test_run_report__every_field__written_whole(void **state)
     cp_run_report_file("refused_send", ".env", "protected place");
     cp_run_report_file("deleted_here", "old.txt", NULL);
     cp_run_report_file("deleted_there", "gone.txt", NULL);
-    cp_run_report_refused_host("evil.example", 443, "not-listed");
+    cp_run_report_refused_host("evil.example", 443, "not-listed", NULL, NULL);
+    cp_run_report_refused_host("registry.example", 443, "method", "PUT", "/pkg");
     cp_run_report_stage("push");
     cp_run_report_stage("push");
     cp_run_report_exit(3, "command", NULL);
@@ -103,6 +104,10 @@ static void test_run_report__every_field__written_whole(void **state)
         json_object_get_string(at(json_object_array_get_idx(del, 1), "where", NULL)), "there");
     json_object *h = json_object_array_get_idx(at(d, "refused_hosts", NULL), 0);
     assert_int_equal(json_object_get_int(at(h, "port", NULL)), 443);
+    assert_false(json_object_object_get_ex(h, "method", NULL)); /* a tunnel-level refusal */
+    json_object *h1 = json_object_array_get_idx(at(d, "refused_hosts", NULL), 1);
+    assert_string_equal(json_object_get_string(at(h1, "method", NULL)), "PUT");
+    assert_string_equal(json_object_get_string(at(h1, "path", NULL)), "/pkg");
     assert_non_null(at(d, "stages", "push"));
     assert_int_equal(json_object_get_int(at(d, "exit", "status")), 3);
     assert_string_equal(json_object_get_string(at(d, "exit", "whose")), "command");
