@@ -1,14 +1,21 @@
 # places/egress/: the egress proxy (`conch-place egress-proxy`), its tests, fuzzers and bench.
 libconch_la_SOURCES += \
 	places/egress/addr.c places/egress/addr.h \
+	places/egress/answer.c places/egress/answer.h \
 	places/egress/auth.c places/egress/auth.h \
+	places/egress/ca.c places/egress/ca.h \
 	places/egress/elog.c places/egress/elog.h \
 	places/egress/hello.c places/egress/hello.h \
+	places/egress/http1.c places/egress/http1.h \
 	places/egress/listen.c \
+	places/egress/methods.c places/egress/methods.h \
+	places/egress/mint.c places/egress/mint.h \
 	places/egress/policy.c places/egress/policy.h \
 	places/egress/proxy.c places/egress/proxy.h \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
+	places/egress/terminate.c places/egress/terminate.h \
+	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h \
 	places/egress/watch.c places/egress/watch.h
