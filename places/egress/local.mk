@@ -30,7 +30,10 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
+tests_unit_test_egress_http_SOURCES = tests/unit/test_egress_http.c
+tests_unit_test_egress_http_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_http_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -54,7 +57,7 @@ tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest

@@ -190,7 +190,7 @@ struct cp_egress_rule_result cp_egress_methods_judge(const char *method, const c
             return result(CP_RULE_REFUSE, (int)i, rows[i].why);
         return result(rows[i].body_ok ? CP_RULE_BODY : CP_RULE_ALLOW, (int)i, rows[i].why);
     }
-    return result(CP_RULE_REFUSE, -1, "the host is read-only: only fetching requests pass");
+    return result(CP_RULE_REFUSE, -1, "no fetching rule takes this method and path");
 }
 
 bool cp_egress_methods_body_ok(int row, const char *body, size_t len)
