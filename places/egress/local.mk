@@ -65,7 +65,10 @@ endif
 # replayed.
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
-	tests/fuzz/fuzz_proxy_watch
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1
+tests_fuzz_fuzz_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c
+tests_fuzz_fuzz_proxy_http1_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c
 tests_fuzz_fuzz_proxy_watch_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
@@ -81,7 +84,11 @@ tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
-	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
+tests_fuzz_replay_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_http1_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_http1\"
+tests_fuzz_replay_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_watch_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_watch\"
@@ -99,5 +106,5 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
-	tests/fuzz/replay_proxy_watch
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
 EXTRA_DIST += bench/egress-proxy
