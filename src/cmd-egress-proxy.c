@@ -145,16 +145,19 @@ static int take_secret(char **out, cp_error_t *err)
     return 0;
 }
 
-/* A PEM from the environment: copied, the variable's bytes wiped and the variable removed,
- * so neither a child nor /proc/PID/environ shows it later. */
+/* A PEM from the environment: copied, the variable removed and its "NAME=value" bytes
+ * wiped where they lie, so neither a child nor /proc/PID/environ shows it later. unsetenv
+ * only drops the pointer; the bytes (on the stack for the first environment) stay. */
 static char *take_env(const char *name)
 {
     char *s = getenv(name);
     if (s == NULL || s[0] == '\0')
         return NULL;
     char *copy = xstrdup(s);
-    explicit_bzero(s, strlen(s));
+    char *entry = s - strlen(name) - 1;
+    size_t len = strlen(entry);
     unsetenv(name);
+    explicit_bzero(entry, len);
     return copy;
 }
 

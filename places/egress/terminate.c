@@ -496,7 +496,10 @@ static bool done(const struct worker *w)
         return true; /* the host left before answering */
     if (w->refusal != NULL)
         return false; /* written next */
-    return w->box.eof || w->host.eof || w->resp_close || (w->rs == R_STOP && w->close_after);
+    /* A host that failed its handshake is "ended" from the start; the box's first request
+     * is still read, to be answered with why. */
+    bool host_gone = w->host.eof && w->upstream_failed == CP_EGRESS_ALLOWED;
+    return w->box.eof || host_gone || w->resp_close || (w->rs == R_STOP && w->close_after);
 }
 
 static int wait_io(struct worker *w)
