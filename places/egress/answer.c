@@ -22,8 +22,8 @@ static void shown(const char *s, char *out, size_t size)
     out[n] = '\0';
 }
 
-static void words(enum cp_egress_reason reason, const struct cp_egress_answer_about *a,
-                  char *out, size_t size)
+static void words(enum cp_egress_reason reason, const struct cp_egress_answer_about *a, char *out,
+                  size_t size)
 {
     char path[PATH_SHOWN + 1], method[40];
     shown(a->path ? a->path : "/", path, sizeof(path));
@@ -47,8 +47,8 @@ static void words(enum cp_egress_reason reason, const struct cp_egress_answer_ab
                  a->host, method, path, cp_egress_reason_info(reason)->sentence, detail, a->host);
         return;
     default:
-        snprintf(out, size, "conch-place refused %s https://%s%s: %s (%s).", method, a->host,
-                 path, cp_egress_reason_info(reason)->sentence, detail);
+        snprintf(out, size, "conch-place refused %s https://%s%s: %s (%s).", method, a->host, path,
+                 cp_egress_reason_info(reason)->sentence, detail);
         return;
     }
 }
@@ -71,8 +71,8 @@ size_t cp_egress_answer_write(enum cp_egress_reason reason, const struct cp_egre
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
                      "Connection: close\r\nProxy-Status: conch-place; error=%s\r\n\r\n%s\n",
                      info->status, info->status_text,
-                     a->json ? "application/json" : "text/plain; charset=utf-8",
-                     strlen(body) + 1, info->proxy_status_error, body);
+                     a->json ? "application/json" : "text/plain; charset=utf-8", strlen(body) + 1,
+                     info->proxy_status_error, body);
     if (n < 0)
         return 0;
     return (size_t)n >= size ? size - 1 : (size_t)n;

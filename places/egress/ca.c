@@ -92,8 +92,8 @@ static int ca_fields(X509 *cert, EVP_PKEY *key, cp_error_t *err)
         X509_gmtime_adj(X509_getm_notAfter(cert), (long)CA_YEARS * 365 * 86400) == NULL ||
         !X509_set_pubkey(cert, key))
         return cp_egress_ssl_error(err, "cannot make the CA");
-    if (cp_egress_x509_ext(cert, cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0",
-                           err) < 0 ||
+    if (cp_egress_x509_ext(cert, cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0", err) <
+            0 ||
         cp_egress_x509_ext(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign", err) < 0 ||
         cp_egress_x509_ext(cert, cert, NID_subject_key_identifier, "hash", err) < 0 ||
         cp_egress_x509_ext(cert, cert, NID_authority_key_identifier, "keyid:always", err) < 0)

@@ -230,7 +230,7 @@ static void take_refusal(const char *line, size_t len, const char *box,
         return;
     *v = xrealloc(*v, (*n + 1) * sizeof(**v));
     (*v)[(*n)++] = (struct cp_egress_log_refusal){dup_or_null(r.host), dup_or_null(r.method),
-                                              dup_or_null(r.path), dup_or_null(r.reason)};
+                                                  dup_or_null(r.path), dup_or_null(r.reason)};
 }
 
 int cp_egress_log_refusals_text(const char *text, size_t len, const char *box,

@@ -34,9 +34,9 @@ struct cp_egress_decision {
     const char *host;
     unsigned port;
     enum cp_egress_reason reason;
-    const char *addr; /* NULL when none */
-    const char *sni;  /* NULL when none */
-    const char *via;  /* NULL when none */
+    const char *addr;   /* NULL when none */
+    const char *sni;    /* NULL when none */
+    const char *via;    /* NULL when none */
     const char *method; /* a request inside a terminated tunnel; NULL for the tunnel's own */
     const char *path;   /* its request-target; NULL when method is */
 };

@@ -169,8 +169,7 @@ static int request_header(const char *data, const struct header *h, const char *
 {
     if (span_is(data, h->name, "content-length")) {
         if (s->lengths++ > 0 || length_value(data, h->value, &r->length) < 0)
-            return refuse(r, reason, CP_EGRESS_REQUEST, "several or malformed Content-Length"),
-                   -1;
+            return refuse(r, reason, CP_EGRESS_REQUEST, "several or malformed Content-Length"), -1;
     } else if (span_is(data, h->name, "transfer-encoding")) {
         if (s->encodings++ > 0 || !span_is(data, h->value, "chunked"))
             return refuse(r, reason, CP_EGRESS_REQUEST,
@@ -203,7 +202,7 @@ static int request_framing(struct cp_http1_request *r, const struct seen *s,
         return refuse(r, reason, CP_EGRESS_REQUEST, "Transfer-Encoding in HTTP/1.0");
     if (s->hosts == 0)
         return refuse(r, reason, CP_EGRESS_REQUEST, "no Host header");
-    r->body = s->encodings   ? CP_HTTP1_BODY_CHUNKED
+    r->body = s->encodings    ? CP_HTTP1_BODY_CHUNKED
               : r->length > 0 ? CP_HTTP1_BODY_LENGTH
                               : CP_HTTP1_BODY_NONE;
     if (r->minor == 0)
@@ -303,8 +302,7 @@ static int response_header(const char *data, const struct header *h, struct cp_h
     return 0;
 }
 
-static void response_framing(struct cp_http1_response *r, const struct rseen *s,
-                             bool head_request)
+static void response_framing(struct cp_http1_response *r, const struct rseen *s, bool head_request)
 {
     bool none = head_request || r->status / 100 == 1 || r->status == 204 || r->status == 304;
     if (none)
@@ -354,11 +352,11 @@ int cp_http1_parse_response(const char *data, size_t len, bool head_request,
 /* ---- chunked bodies ---- */
 
 enum {
-    CH_SIZE = 0,   /* hex digits of a chunk's size */
-    CH_EXT,        /* after ';' until CR */
-    CH_SIZE_LF,    /* the LF of the size line */
-    CH_DATA,       /* the chunk's bytes */
-    CH_DATA_CR,    /* the CRLF after them */
+    CH_SIZE = 0, /* hex digits of a chunk's size */
+    CH_EXT,      /* after ';' until CR */
+    CH_SIZE_LF,  /* the LF of the size line */
+    CH_DATA,     /* the chunk's bytes */
+    CH_DATA_CR,  /* the CRLF after them */
     CH_DATA_LF,
     CH_LINE_START, /* after the last chunk: a trailer line, or the final CRLF */
     CH_TRAILER,
@@ -434,8 +432,7 @@ static int chunk_byte(struct cp_http1_chunked *c, char b)
     }
 }
 
-ssize_t cp_http1_chunked_feed(struct cp_http1_chunked *c, const char *data, size_t len,
-                              bool *done)
+ssize_t cp_http1_chunked_feed(struct cp_http1_chunked *c, const char *data, size_t len, bool *done)
 {
     size_t i = 0;
     *done = false;

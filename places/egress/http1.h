@@ -81,7 +81,6 @@ struct cp_http1_chunked {
 
 /* Consumes from data[0..len) what belongs to the body; returns that count (<= len), with
  * *done set when the body's last byte was among them; -1 when the framing is malformed. */
-ssize_t cp_http1_chunked_feed(struct cp_http1_chunked *c, const char *data, size_t len,
-                              bool *done);
+ssize_t cp_http1_chunked_feed(struct cp_http1_chunked *c, const char *data, size_t len, bool *done);
 
 #endif

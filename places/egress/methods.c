@@ -92,8 +92,8 @@ static int unhex(char c)
 
 static bool unreserved(int c)
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           c == '-' || c == '.' || c == '_' || c == '~';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
 }
 
 /* Decodes in[0..n) into out (at least n+1 bytes) by the rule above; -1 to refuse. */
@@ -166,8 +166,7 @@ static bool row_matches(const struct row *r, const char *method, const char *pat
     return false;
 }
 
-static struct cp_egress_rule_result result(enum cp_egress_rule_verdict v, int row,
-                                           const char *why)
+static struct cp_egress_rule_result result(enum cp_egress_rule_verdict v, int row, const char *why)
 {
     return (struct cp_egress_rule_result){v, row, why};
 }

@@ -78,9 +78,8 @@ X509 *cp_egress_minter_ca(const struct cp_egress_minter *m)
 static int leaf_names(X509 *cert, X509 *ca, const char *host, cp_error_t *err)
 {
     X509_NAME *name = X509_get_subject_name(cert);
-    if (strlen(host) <= 64 &&
-        !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)host, -1, -1,
-                                    0))
+    if (strlen(host) <= 64 && !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                                                          (const unsigned char *)host, -1, -1, 0))
         return cp_egress_ssl_error(err, "cannot name a minted certificate");
     if (!X509_set_issuer_name(cert, X509_get_subject_name(ca)))
         return cp_egress_ssl_error(err, "cannot name a minted certificate's issuer");
@@ -90,8 +89,7 @@ static int leaf_names(X509 *cert, X509 *ca, const char *host, cp_error_t *err)
 
 static int leaf_fields(struct cp_egress_minter *m, X509 *cert, const char *host, cp_error_t *err)
 {
-    if (!X509_set_version(cert, 2) ||
-        X509_gmtime_adj(X509_getm_notBefore(cert), -3600) == NULL ||
+    if (!X509_set_version(cert, 2) || X509_gmtime_adj(X509_getm_notBefore(cert), -3600) == NULL ||
         X509_gmtime_adj(X509_getm_notAfter(cert), (long)CP_EGRESS_MINT_DAYS * 86400) == NULL ||
         !X509_set_pubkey(cert, m->key))
         return cp_egress_ssl_error(err, "cannot mint a certificate");

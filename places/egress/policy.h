@@ -28,7 +28,7 @@ struct cp_egress_pin {
 };
 
 struct cp_egress_policy {
-    char **patterns; /* lower-cased; exact names or "*.suffix" */
+    char **patterns;            /* lower-cased; exact names or "*.suffix" */
     enum cp_egress_mode *modes; /* one per pattern */
     size_t npatterns;
     struct cp_cidr *cidrs;

@@ -135,16 +135,45 @@ static int ssl_again(struct side *s, int ret)
     return -1;
 }
 
-static int handshake(struct side *s, uint64_t deadline)
+static void upstream_failure(struct worker *w);
+static void upstream_timeout(struct worker *w);
+
+/* One step of a handshake: 1 done, 0 waiting for s->want, -1 failed. */
+static int handshake_step(struct side *s)
 {
-    for (;;) {
-        ERR_clear_error();
-        int r = SSL_do_handshake(s->ssl);
-        if (r == 1)
-            return 0;
-        if (ssl_again(s, r) < 0 || wait_side(s, deadline) < 0)
+    ERR_clear_error();
+    int r = SSL_do_handshake(s->ssl);
+    if (r == 1)
+        return 1;
+    return ssl_again(s, r) == 0 ? 0 : -1;
+}
+
+/* Both handshakes at once, so the box's costs no round trip to the host on top of the host's:
+ * *host_ok says whether the host's succeeded; returns -1 when the box's failed. */
+static int handshakes(struct worker *w, uint64_t deadline, bool *host_ok)
+{
+    int box = 0, host = 0;
+    while (box == 0 || host == 0) {
+        if (host == 0)
+            host = handshake_step(&w->host);
+        if (host < 0 && w->upstream_failed == CP_EGRESS_ALLOWED)
+            upstream_failure(w); /* before another call clears OpenSSL's error queue */
+        if (box == 0 && (box = handshake_step(&w->box)) < 0)
             return -1;
+        struct pollfd p[2] = {{.fd = box == 0 ? w->box.fd : -1, .events = w->box.want},
+                              {.fd = host == 0 ? w->host.fd : -1, .events = w->host.want}};
+        uint64_t now = now_ms();
+        if (box != 0 && host != 0)
+            break;
+        if (now < deadline && poll(p, 2, (int)(deadline - now)) > 0)
+            continue;
+        if (box == 0)
+            return -1; /* the box's handshake ran out of time */
+        upstream_timeout(w);
+        host = -1;
     }
+    *host_ok = host == 1;
+    return 0;
 }
 
 /* Writes all of data, waiting up to the idle time for the peer to read. */
@@ -300,8 +329,10 @@ static void set_request(struct worker *w, const char *head, const struct cp_http
 static int hold(struct worker *w, const struct cp_http1_request *r, const char *head, int row)
 {
     if (r->body != CP_HTTP1_BODY_LENGTH || r->length > CP_EGRESS_BODY_RULE_MAX) {
-        refuse(w, CP_EGRESS_METHOD, "a body this rule reads must come with a Content-Length of "
-                                    "at most 1 MiB", head, r->head_len);
+        refuse(w, CP_EGRESS_METHOD,
+               "a body this rule reads must come with a Content-Length of "
+               "at most 1 MiB",
+               head, r->head_len);
         return 0;
     }
     w->held_want = r->head_len + (size_t)r->length;
@@ -356,8 +387,7 @@ static int on_head(struct worker *w)
 /* R_HELD: the body is gathered whole, then judged, then sent on with its head. */
 static int on_held(struct worker *w)
 {
-    size_t take = w->held_want - w->held_len < w->box.len ? w->held_want - w->held_len
-                                                          : w->box.len;
+    size_t take = w->held_want - w->held_len < w->box.len ? w->held_want - w->held_len : w->box.len;
     memcpy(w->held + w->held_len, w->box.buf, take);
     w->held_len += take;
     consume(&w->box, take);
@@ -581,7 +611,7 @@ static void upstream_failure(struct worker *w)
         w->upstream_failed = CP_EGRESS_UPSTREAM_CERT;
         snprintf(w->upstream_why, sizeof(w->upstream_why), "%s",
                  v == X509_V_ERR_HOSTNAME_MISMATCH ? "the name does not match"
-                                                    : X509_verify_cert_error_string(v));
+                                                   : X509_verify_cert_error_string(v));
     } else {
         w->upstream_failed = CP_EGRESS_UPSTREAM_TLS;
         snprintf(w->upstream_why, sizeof(w->upstream_why), "%s",
@@ -590,6 +620,14 @@ static void upstream_failure(struct worker *w)
             snprintf(w->upstream_why, sizeof(w->upstream_why), "no TLS answer");
     }
     ERR_clear_error();
+}
+
+static void upstream_timeout(struct worker *w)
+{
+    if (w->upstream_failed != CP_EGRESS_ALLOWED)
+        return;
+    w->upstream_failed = CP_EGRESS_UPSTREAM_TLS;
+    snprintf(w->upstream_why, sizeof(w->upstream_why), "the host's handshake took too long");
 }
 
 static int start_sides(struct worker *w)
@@ -603,14 +641,13 @@ static int start_sides(struct worker *w)
         cp_error_print(&err);
         return -1;
     }
-    uint64_t deadline = now_ms() + w->cfg.head_timeout_ms;
-    if (handshake(&w->host, deadline) < 0)
-        upstream_failure(w); /* the box still gets our TLS, and the 502 inside it */
-    if (handshake(&w->box, now_ms() + w->cfg.head_timeout_ms) < 0) {
+    bool host_ok = false;
+    if (handshakes(w, now_ms() + w->cfg.head_timeout_ms, &host_ok) < 0) {
         log_line(w, CP_EGRESS_CLIENT_TLS, NULL, NULL);
         return -1;
     }
-    if (w->upstream_failed != CP_EGRESS_ALLOWED)
+    /* A host that failed: the box still has our TLS, and gets the 502 inside it. */
+    if (!host_ok)
         w->host.eof = true;
     return 0;
 }

@@ -145,8 +145,8 @@ static SSL_CTX *ctx_common(const SSL_METHOD *method)
         return NULL;
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     /* No tickets, no cache, no 0-RTT: nothing a box could replay, nothing kept per box. */
-    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION |
-                                 SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_options(ctx,
+                        SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_max_early_data(ctx, 0);
     return ctx;

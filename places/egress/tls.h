@@ -16,10 +16,10 @@
 struct cp_egress_tls;
 
 struct cp_egress_tls_options {
-    const char *ca_pem;              /* the egress CA, cert then key (ca.h) */
-    const char *const *trust_files;  /* --trust: PEM bundles */
+    const char *ca_pem;             /* the egress CA, cert then key (ca.h) */
+    const char *const *trust_files; /* --trust: PEM bundles */
     size_t ntrust;
-    const char *trust_pem;           /* CONCH_EGRESS_TRUST's text, or NULL */
+    const char *trust_pem; /* CONCH_EGRESS_TRUST's text, or NULL */
 };
 
 int cp_egress_tls_new(const struct cp_egress_tls_options *o, struct cp_egress_tls **out,

@@ -241,8 +241,12 @@ static void test_egress_log__method_path__printable_and_cut(void **state)
     path[0] = '/';
     path[1] = '\x01';
     path[sizeof(path) - 1] = '\0';
-    struct cp_egress_decision d = {.box = "b", .host = "h.example", .port = 443,
-                                   .reason = CP_EGRESS_METHOD, .method = "PUT", .path = path};
+    struct cp_egress_decision d = {.box = "b",
+                                   .host = "h.example",
+                                   .port = 443,
+                                   .reason = CP_EGRESS_METHOD,
+                                   .method = "PUT",
+                                   .path = path};
     char buf[2048] = {0};
     FILE *f = fmemopen(buf, sizeof(buf), "w");
     assert_int_equal(cp_egress_log_write(f, &d, NULL), 0);

@@ -197,8 +197,7 @@ static void test_methods__row0_receive_pack_advert__refused(void **state)
 {
     assert_int_equal(judge("GET", "/o/r.git/info/refs?service=git-receive-pack"), CP_RULE_REFUSE);
     assert_int_equal(judge("HEAD", "/o/r.git/info/refs?service=git-receive-pack"), CP_RULE_REFUSE);
-    assert_int_equal(judge("GET", "/o/r.git/info/refs?service=git-%72eceive-pack"),
-                     CP_RULE_REFUSE);
+    assert_int_equal(judge("GET", "/o/r.git/info/refs?service=git-%72eceive-pack"), CP_RULE_REFUSE);
     assert_int_equal(judge("GET", "/o/r.git/info/refs?service=git-upload-pack"), CP_RULE_ALLOW);
 }
 
@@ -222,7 +221,8 @@ static void test_methods__row3_upload_pack__allowed(void **state)
 
 static void test_methods__row4_lfs_batch__download_only(void **state)
 {
-    struct cp_egress_rule_result r = cp_egress_methods_judge("POST", "/o/r.git/info/lfs/objects/batch");
+    struct cp_egress_rule_result r =
+        cp_egress_methods_judge("POST", "/o/r.git/info/lfs/objects/batch");
     assert_int_equal(r.verdict, CP_RULE_BODY);
     const char *down = "{\"operation\":\"download\",\"objects\":[]}";
     const char *up = "{\"operation\":\"upload\",\"objects\":[]}";
@@ -260,8 +260,7 @@ static void test_methods__uploads__refused(void **state)
 static void test_methods__encoded_tricks__refused(void **state)
 {
     assert_int_equal(judge("POST", "/o/r.git/x%2f..%2fgit-upload-pack"), CP_RULE_REFUSE);
-    assert_int_equal(judge("POST", "/o/r.git/git-receive-pack/../git-upload-pack"),
-                     CP_RULE_REFUSE);
+    assert_int_equal(judge("POST", "/o/r.git/git-receive-pack/../git-upload-pack"), CP_RULE_REFUSE);
     assert_int_equal(judge("GET", "/a/%2e%2e/b"), CP_RULE_REFUSE);
     assert_int_equal(judge("GET", "/a/%00"), CP_RULE_REFUSE);
     assert_int_equal(judge("GET", "/a\\b"), CP_RULE_REFUSE);
