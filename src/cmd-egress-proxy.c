@@ -1,8 +1,9 @@
 /* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
  * from the options, takes the per-box secret from the environment (argv is readable by every
- * process on the machine; see places/egress/auth.h for the credential) and the upstream proxy
- * from HTTPS_PROXY and NO_PROXY (for the same reason: it may hold a password), and runs the
- * loop. */
+ * process on the machine; see places/egress/auth.h for the credential), the CA that signs the
+ * certificates of read and write hosts from CONCH_EGRESS_CA and extra roots from
+ * CONCH_EGRESS_TRUST (both copied, wiped and unset at start, for the same reason), and the
+ * upstream proxy from HTTPS_PROXY and NO_PROXY (it may hold a password), and runs the loop. */
 #include "config.h"
 
 #include <errno.h>
