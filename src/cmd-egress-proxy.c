@@ -1,8 +1,9 @@
 /* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
  * from the options, takes the per-box secret from the environment (argv is readable by every
- * process on the machine; see places/egress/auth.h for the credential) and the upstream proxy
- * from HTTPS_PROXY and NO_PROXY (for the same reason: it may hold a password), and runs the
- * loop. */
+ * process on the machine; see places/egress/auth.h for the credential), the CA that signs the
+ * certificates of read and write hosts from CONCH_EGRESS_CA and extra roots from
+ * CONCH_EGRESS_TRUST (both copied, wiped and unset at start, for the same reason), and the
+ * upstream proxy from HTTPS_PROXY and NO_PROXY (it may hold a password), and runs the loop. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,13 +12,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "places/egress/auth.h"
+#include "places/egress/ca.h"
 #include "places/egress/policy.h"
 #include "places/egress/proxy.h"
 #include "src/command.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -29,9 +33,13 @@ static void on_stop(int sig)
 
 static const struct cp_option options[] = {
     {"listen", 0, "ADDR:PORT", "where to listen (default 0.0.0.0:3128)"},
-    {"allow", 0, "HOST", "allow CONNECT HOST:443; exact or *.suffix (repeatable)"},
-    {"allow-all", 0, NULL, "allow CONNECT to any name:443 whose addresses are all public"},
-    {"allow-file", 0, "FILE", "hosts to allow, one a line, # comments (repeatable)"},
+    {"allow", 0, "HOST", "allow HOST:443 read-only: GET, HEAD, fetching POSTs (repeatable)"},
+    {"allow-write", 0, "HOST", "allow HOST:443 with every method (repeatable)"},
+    {"allow-pass", 0, "HOST", "allow HOST:443 as a blind tunnel, for pinning clients (repeatable)"},
+    {"allow-all", 0, NULL, "allow any name:443 whose addresses are all public, read-only"},
+    {"allow-file", 0, "FILE", "lines 'HOST [write|pass-through]', # comments (repeatable)"},
+    {"trust", 0, "FILE", "also trust these PEM roots for hosts (repeatable)"},
+    {"ca-cert-out", 0, "FILE", "without CONCH_EGRESS_CA: write the made CA's certificate here"},
     {"allow-cidr", 0, "CIDR", "let listed names reach these non-public addresses (repeatable)"},
     {"log", 0, "FILE", "append one JSON line per decision (default: standard error)"},
     {"resolve", 0, "HOST=ADDR", "answer HOST with ADDR, no lookup; still checked (repeatable)"},
@@ -61,6 +69,8 @@ static int build_policy(const struct cp_parsed *args, struct cp_egress_policy *p
                         cp_error_t *err)
 {
     if (add_each(args, "allow", cp_egress_policy_add_host, policy, err) < 0 ||
+        add_each(args, "allow-write", cp_egress_policy_add_write, policy, err) < 0 ||
+        add_each(args, "allow-pass", cp_egress_policy_add_pass, policy, err) < 0 ||
         add_each(args, "allow-file", cp_egress_policy_add_file, policy, err) < 0 ||
         add_each(args, "allow-cidr", cp_egress_policy_add_cidr, policy, err) < 0 ||
         add_each(args, "resolve", cp_egress_policy_add_pin, policy, err) < 0)
@@ -136,6 +146,76 @@ static int take_secret(char **out, cp_error_t *err)
     return 0;
 }
 
+/* A PEM from the environment: copied, the variable removed and its "NAME=value" bytes
+ * wiped where they lie, so neither a child nor /proc/PID/environ shows it later. unsetenv
+ * only drops the pointer; the bytes (on the stack for the first environment) stay. */
+static char *take_env(const char *name)
+{
+    char *s = getenv(name);
+    if (s == NULL || s[0] == '\0')
+        return NULL;
+    char *copy = xstrdup(s);
+    char *entry = s - strlen(name) - 1;
+    size_t len = strlen(entry);
+    unsetenv(name);
+    explicit_bzero(entry, len);
+    return copy;
+}
+
+static void free_secretp(char **s)
+{
+    cp_free_secret(*s);
+}
+
+/* The CA from CONCH_EGRESS_CA, or one made now; its certificate to --ca-cert-out then, so a
+ * standalone user or a test can trust it. The key goes nowhere. */
+static int take_ca(const struct cp_parsed *args, char **pem_out, cp_error_t *err)
+{
+    const char *out = cp_arg(args, &cp_cmd_egress_proxy, "ca-cert-out");
+    *pem_out = take_env(CP_EGRESS_CA_ENV);
+    if (*pem_out != NULL)
+        return 0;
+    if (cp_egress_ca_generate(pem_out, err) < 0)
+        return cp_error_wrap(err, "while making the egress CA");
+    if (out == NULL)
+        return 0;
+    cleanup_free char *cert = NULL;
+    if (cp_egress_ca_cert_pem(*pem_out, &cert, err) < 0)
+        return cp_error_code(err);
+    cleanup_close int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 || fchmod(fd, 0644) < 0 || cp_write_all(fd, cert, strlen(cert)) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the CA's certificate to %s",
+                             out);
+    return 0;
+}
+
+static int build_tls(const struct cp_parsed *args, struct cp_egress_tls **out, cp_error_t *err)
+{
+    __attribute__((cleanup(free_secretp))) char *ca = NULL;
+    cleanup_free char *trust = take_env(CP_EGRESS_TRUST_ENV);
+    const char *files[64];
+    size_t n = 0;
+    int pos = 0;
+    for (const char *v; (v = cp_arg_next(args, &cp_cmd_egress_proxy, "trust", &pos)) != NULL;) {
+        if (n == ARRAY_SIZE(files))
+            return cp_error_make(err, CP_ERR_USAGE, 0, "at most %zu --trust files",
+                                 ARRAY_SIZE(files));
+        files[n++] = v;
+    }
+    if (take_ca(args, &ca, err) < 0)
+        return cp_error_code(err);
+    struct cp_egress_tls_options o = {
+        .ca_pem = ca, .trust_files = files, .ntrust = n, .trust_pem = trust};
+    if (cp_egress_tls_new(&o, out, err) < 0)
+        return cp_error_wrap(err, "while setting up TLS for read and write hosts");
+    return 0;
+}
+
+static void tls_freep(struct cp_egress_tls **t)
+{
+    cp_egress_tls_free(*t);
+}
+
 static void close_log(FILE **f)
 {
     if (*f != NULL && *f != stderr)
@@ -170,14 +250,16 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     __attribute__((cleanup(cp_cleanup_freep))) char *secret = NULL;
     __attribute__((cleanup(close_log))) FILE *log = NULL;
     __attribute__((cleanup(cp_egress_upstream_dispose))) struct cp_egress_upstream upstream = {0};
+    __attribute__((cleanup(tls_freep))) struct cp_egress_tls *tls = NULL;
     if (build_policy(args, &policy, err) < 0 || take_secret(&secret, err) < 0 ||
-        cp_egress_upstream_from_env(&upstream, err) < 0)
+        build_tls(args, &tls, err) < 0 || cp_egress_upstream_from_env(&upstream, err) < 0)
         return cp_error_code(err);
     struct cp_egress_proxy_config cfg = {
         .policy = &policy,
         .stop = &stop_requested,
         .upstream = upstream.host[0] ? &upstream : NULL,
         .dns_servers = cp_arg(args, &cp_cmd_egress_proxy, "dns-server"),
+        .tls = tls,
     };
     if (configure(args, &cfg, err) < 0)
         return cp_error_code(err);

@@ -25,10 +25,25 @@ const char *cp_egress_verdict_name(enum cp_egress_reason reason)
     case CP_EGRESS_UNREACHABLE:
     case CP_EGRESS_DIAL_TIMEOUT:
     case CP_EGRESS_UPSTREAM:
+    case CP_EGRESS_UPSTREAM_CERT:
+    case CP_EGRESS_UPSTREAM_TLS:
+    case CP_EGRESS_UPSTREAM_HTTP:
+    case CP_EGRESS_CLIENT_TLS:
         return "failed";
     default:
         return "refused";
     }
+}
+
+/* A box chose these bytes: printable ASCII only, cut, so the log stays readable. */
+static void add_printable(json_object *o, const char *key, const char *value)
+{
+    char text[CP_EGRESS_LOG_PATH_MAX + 1];
+    size_t n = 0;
+    for (; value[n] != '\0' && n < CP_EGRESS_LOG_PATH_MAX; n++)
+        text[n] = value[n] > 0x20 && value[n] < 0x7f ? value[n] : '?';
+    text[n] = '\0';
+    json_object_object_add(o, key, json_object_new_string(text));
 }
 
 static json_object *decision_json(const struct cp_egress_decision *d)
@@ -53,6 +68,10 @@ static json_object *decision_json(const struct cp_egress_decision *d)
         json_object_object_add(o, "sni", json_object_new_string(d->sni));
     if (d->via != NULL)
         json_object_object_add(o, "via", json_object_new_string(d->via));
+    if (d->method != NULL)
+        add_printable(o, "method", d->method);
+    if (d->path != NULL)
+        add_printable(o, "path", d->path);
     return o;
 }
 
@@ -61,7 +80,12 @@ int cp_egress_log_write(FILE *f, const struct cp_egress_decision *d, cp_error_t 
     cleanup_json json_object *o = decision_json(d);
     const char *line =
         json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (fprintf(f, "%s\n", line) < 0 || fflush(f) != 0)
+    /* Workers of terminated tunnels write too: the FILE's own lock makes the line and its
+     * flush one step, so lines never interleave. */
+    flockfile(f);
+    int r = fprintf(f, "%s\n", line) < 0 || fflush(f) != 0 ? -1 : 0;
+    funlockfile(f);
+    if (r < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the egress log");
     return 0;
 }
@@ -153,4 +177,85 @@ int cp_egress_log_refused(const char *path, const char *box, char ***hosts_out, 
     if (got < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read the egress log %s", path);
     return cp_egress_log_refused_text(text, (size_t)got, box, hosts_out, err);
+}
+
+/* Whether a line is a refusal for box, by the reader's rule (elog.h). */
+static bool refusal_line(json_object *o, const char *box)
+{
+    const char *b = cp_json_str(o, "box"), *verdict = cp_json_str(o, "verdict");
+    const char *reason = cp_json_str(o, "reason");
+    if (b == NULL || verdict == NULL || reason == NULL || strcmp(b, box) != 0)
+        return false;
+    if (strcmp(verdict, "refused") == 0)
+        return true;
+    return strcmp(verdict, "failed") == 0 && strcmp(reason, "upstream-cert") == 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static bool refusal_seen(const struct cp_egress_log_refusal *v, size_t n,
+                         const struct cp_egress_log_refusal *r)
+{
+    for (size_t i = 0; i < n; i++)
+        if (same_str(v[i].host, r->host) && same_str(v[i].method, r->method) &&
+            same_str(v[i].path, r->path) && same_str(v[i].reason, r->reason))
+            return true;
+    return false;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s != NULL ? xstrdup(s) : NULL;
+}
+
+static void take_refusal(const char *line, size_t len, const char *box,
+                         struct cp_egress_log_refusal **v, size_t *n)
+{
+    if (*n >= HOSTS_MAX)
+        return;
+    cleanup_json json_object *o = cp_egress_log_object(line, len);
+    if (o == NULL || !refusal_line(o, box))
+        return;
+    const char *host = refused_host(o, box);
+    struct cp_egress_log_refusal r = {
+        .host = (char *)(host != NULL ? host : cp_json_str(o, "host")),
+        .method = (char *)cp_json_str(o, "method"),
+        .path = (char *)cp_json_str(o, "path"),
+        .reason = (char *)cp_json_str(o, "reason"),
+    };
+    if (r.host == NULL || r.host[0] == '\0' || refusal_seen(*v, *n, &r))
+        return;
+    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    (*v)[(*n)++] = (struct cp_egress_log_refusal){dup_or_null(r.host), dup_or_null(r.method),
+                                                  dup_or_null(r.path), dup_or_null(r.reason)};
+}
+
+int cp_egress_log_refusals_text(const char *text, size_t len, const char *box,
+                                struct cp_egress_log_refusal **out, size_t *n, cp_error_t *err)
+{
+    struct cp_egress_log_refusal *v = NULL;
+    size_t count = 0;
+    for (size_t start = 0; start < len;) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        take_refusal(text + start, end - start, box, &v, &count);
+        start = end + 1;
+    }
+    *out = v;
+    *n = count;
+    return 0;
+}
+
+void cp_egress_log_refusals_free(struct cp_egress_log_refusal *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].host);
+        free(r[i].method);
+        free(r[i].path);
+        free(r[i].reason);
+    }
+    free(r);
 }

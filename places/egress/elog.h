@@ -11,7 +11,12 @@
  * request named none; addr is present only when one was chosen. sni is the server name a
  * refused ClientHello gave (printable), via the upstream proxy (host:port, no credential) a
  * tunnel went through; each present only when there is one. For an sni-mismatch the refusal
- * hint names the sni: that is the host the box was after. */
+ * hint names the sni: that is the host the box was after.
+ *
+ * Inside a tunnel the sidecar ends (terminate.h) every request is a line of its own, with
+ * "method" and "path" (the request-target as sent, non-printable bytes as '?', cut at 200
+ * characters), e.g. {..."verdict":"refused","reason":"method","status":403,"method":"PUT",
+ * "path":"/pkg"}. Lines are written whole from several threads (one locked write each). */
 #ifndef CONCH_EGRESS_ELOG_H
 #define CONCH_EGRESS_ELOG_H
 
@@ -29,9 +34,21 @@ struct cp_egress_decision {
     const char *host;
     unsigned port;
     enum cp_egress_reason reason;
-    const char *addr; /* NULL when none */
-    const char *sni;  /* NULL when none */
-    const char *via;  /* NULL when none */
+    const char *addr;   /* NULL when none */
+    const char *sni;    /* NULL when none */
+    const char *via;    /* NULL when none */
+    const char *method; /* a request inside a terminated tunnel; NULL for the tunnel's own */
+    const char *path;   /* its request-target; NULL when method is */
+};
+
+#define CP_EGRESS_LOG_PATH_MAX 200
+
+/* A refusal for one box, read back from the log. */
+struct cp_egress_log_refusal {
+    char *host;
+    char *method; /* NULL for a refusal of the tunnel itself */
+    char *path;   /* NULL when method is */
+    char *reason; /* the log's slug */
 };
 
 const char *cp_egress_verdict_name(enum cp_egress_reason reason);
@@ -51,5 +68,13 @@ int cp_egress_log_refused_text(const char *text, size_t len, const char *box, ch
                                cp_error_t *err);
 /* The same from a log file (at most its last 16 MiB are read). */
 int cp_egress_log_refused(const char *path, const char *box, char ***hosts_out, cp_error_t *err);
+
+/* The distinct refusals for box, in the order first met: each "refused" line, and each
+ * "failed" one whose reason is upstream-cert (the sidecar's own verification said no), as
+ * host, method, path and reason. *out is the caller's (cp_egress_log_refusals_free); NULL with
+ * *n 0 when nothing was refused. */
+int cp_egress_log_refusals_text(const char *text, size_t len, const char *box,
+                                struct cp_egress_log_refusal **out, size_t *n, cp_error_t *err);
+void cp_egress_log_refusals_free(struct cp_egress_log_refusal *r, size_t n);
 
 #endif

@@ -1,14 +1,21 @@
 # places/egress/: the egress proxy (`conch-place egress-proxy`), its tests, fuzzers and bench.
 libconch_la_SOURCES += \
 	places/egress/addr.c places/egress/addr.h \
+	places/egress/answer.c places/egress/answer.h \
 	places/egress/auth.c places/egress/auth.h \
+	places/egress/ca.c places/egress/ca.h \
 	places/egress/elog.c places/egress/elog.h \
 	places/egress/hello.c places/egress/hello.h \
+	places/egress/http1.c places/egress/http1.h \
 	places/egress/listen.c \
+	places/egress/methods.c places/egress/methods.h \
+	places/egress/mint.c places/egress/mint.h \
 	places/egress/policy.c places/egress/policy.h \
 	places/egress/proxy.c places/egress/proxy.h \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
+	places/egress/terminate.c places/egress/terminate.h \
+	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h \
 	places/egress/watch.c places/egress/watch.h
@@ -23,7 +30,10 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
+tests_unit_test_egress_http_SOURCES = tests/unit/test_egress_http.c
+tests_unit_test_egress_http_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_http_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
 tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
@@ -47,7 +57,7 @@ tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
@@ -55,7 +65,10 @@ endif
 # replayed.
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
-	tests/fuzz/fuzz_proxy_watch
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1
+tests_fuzz_fuzz_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c
+tests_fuzz_fuzz_proxy_http1_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c
 tests_fuzz_fuzz_proxy_watch_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
@@ -71,7 +84,11 @@ tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
-	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
+tests_fuzz_replay_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_http1_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_http1\"
+tests_fuzz_replay_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_watch_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_watch\"
@@ -89,5 +106,5 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
-	tests/fuzz/replay_proxy_watch
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
 EXTRA_DIST += bench/egress-proxy

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "places/egress/policy.h"
@@ -18,13 +19,57 @@ static char *lowered(const char *s)
     return out;
 }
 
-int cp_egress_policy_add_host(struct cp_egress_policy *p, const char *pattern, cp_error_t *err)
+int cp_egress_policy_add_mode(struct cp_egress_policy *p, const char *pattern,
+                              enum cp_egress_mode mode, cp_error_t *err)
 {
     if (!cp_host_pattern_valid(pattern) || pattern[strlen(pattern) - 1] == '.')
         return cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a host name or *.suffix pattern",
                              pattern);
     p->patterns = xrealloc(p->patterns, (p->npatterns + 1) * sizeof(char *));
+    p->modes = xrealloc(p->modes, (p->npatterns + 1) * sizeof(*p->modes));
+    p->modes[p->npatterns] = mode;
     p->patterns[p->npatterns++] = lowered(pattern);
+    return 0;
+}
+
+int cp_egress_policy_add_host(struct cp_egress_policy *p, const char *pattern, cp_error_t *err)
+{
+    return cp_egress_policy_add_mode(p, pattern, CP_EGRESS_MODE_READ, err);
+}
+
+int cp_egress_policy_add_write(struct cp_egress_policy *p, const char *pattern, cp_error_t *err)
+{
+    return cp_egress_policy_add_mode(p, pattern, CP_EGRESS_MODE_WRITE, err);
+}
+
+int cp_egress_policy_add_pass(struct cp_egress_policy *p, const char *pattern, cp_error_t *err)
+{
+    return cp_egress_policy_add_mode(p, pattern, CP_EGRESS_MODE_PASS, err);
+}
+
+const char *cp_egress_mode_name(enum cp_egress_mode mode)
+{
+    switch (mode) {
+    case CP_EGRESS_MODE_WRITE:
+        return "write";
+    case CP_EGRESS_MODE_PASS:
+        return "pass-through";
+    default:
+        return "read";
+    }
+}
+
+/* The words a list file may put after a host: the same as `hosts add`'s flags. */
+static int mode_word(const char *word, enum cp_egress_mode *out)
+{
+    if (word[0] == '\0' || strcmp(word, "read") == 0)
+        *out = CP_EGRESS_MODE_READ;
+    else if (strcmp(word, "write") == 0)
+        *out = CP_EGRESS_MODE_WRITE;
+    else if (strcmp(word, "pass-through") == 0)
+        *out = CP_EGRESS_MODE_PASS;
+    else
+        return -1;
     return 0;
 }
 
@@ -40,7 +85,17 @@ static int add_line(struct cp_egress_policy *p, char *line, const char *path, in
         start[--n] = '\0';
     if (n == 0)
         return 0;
-    if (cp_egress_policy_add_host(p, start, err) < 0)
+    char *word = start + strcspn(start, " \t");
+    if (*word != '\0') {
+        *word++ = '\0';
+        word += strspn(word, " \t");
+    }
+    enum cp_egress_mode mode;
+    if (mode_word(word, &mode) < 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0,
+                             "%s:%d: '%s' is not a mode (write or pass-through)", path, lineno,
+                             word);
+    if (cp_egress_policy_add_mode(p, start, mode, err) < 0)
         return cp_error_wrap(err, "%s:%d", path, lineno);
     return 0;
 }
@@ -102,6 +157,35 @@ bool cp_egress_policy_listed(const struct cp_egress_policy *p, const char *host)
     return false;
 }
 
+/* How specific a matching pattern is: an exact name beats every wildcard; a wildcard is as
+ * specific as its suffix is long. */
+static size_t specificity(const char *pattern)
+{
+    return pattern[0] == '*' ? strlen(pattern) : SIZE_MAX;
+}
+
+/* Among equally specific patterns the most open mode wins. */
+static int openness(enum cp_egress_mode mode)
+{
+    return mode == CP_EGRESS_MODE_WRITE ? 2 : mode == CP_EGRESS_MODE_PASS ? 1 : 0;
+}
+
+enum cp_egress_mode cp_egress_policy_mode(const struct cp_egress_policy *p, const char *host)
+{
+    enum cp_egress_mode best = CP_EGRESS_MODE_READ;
+    size_t best_spec = 0;
+    for (size_t i = 0; i < p->npatterns; i++) {
+        if (!cp_host_pattern_match(p->patterns[i], host))
+            continue;
+        size_t spec = specificity(p->patterns[i]);
+        if (spec > best_spec || (spec == best_spec && openness(p->modes[i]) > openness(best))) {
+            best = p->modes[i];
+            best_spec = spec;
+        }
+    }
+    return best;
+}
+
 const struct cp_ip *cp_egress_policy_pinned(const struct cp_egress_policy *p, const char *host)
 {
     for (size_t i = 0; i < p->npins; i++)
@@ -137,6 +221,7 @@ void cp_egress_policy_dispose(struct cp_egress_policy *p)
     for (size_t i = 0; i < p->npins; i++)
         free(p->pins[i].host);
     free(p->patterns);
+    free(p->modes);
     free(p->cidrs);
     free(p->pins);
     memset(p, 0, sizeof(*p));

@@ -24,6 +24,7 @@
 #include "places/egress/hello.h"
 #include "places/egress/proxy.h"
 #include "places/egress/request.h"
+#include "places/egress/terminate.h"
 #include "places/egress/watch.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
@@ -82,6 +83,7 @@ struct conn {
     bool is_host;
     unsigned port;
     char box[CP_EGRESS_BOX_MAX + 1];
+    enum cp_egress_mode mode;
     struct cp_egress_job *job;
     bool via;           /* through the upstream proxy */
     unsigned dial_port; /* 443, or the upstream proxy's */
@@ -106,6 +108,7 @@ struct proxy {
     uint64_t now, next_sweep, idle_since;
     char *scratch;
     int pipe[2]; /* the shared pipe, empty between uses; -1 until first needed */
+    struct cp_egress_terminate_config term;
 };
 
 static uint64_t now_ms(void)
@@ -421,6 +424,33 @@ static void refuse_later_hello(struct proxy *p, struct conn *c, enum cp_egress_r
 
 static void flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to);
 
+/* A read or write host's tunnel leaves the loop here, its name checked: both sockets and the
+ * hello's bytes go to a worker of its own (terminate.h), which ends the box's TLS. */
+static void hand_off(struct proxy *p, struct conn *c)
+{
+    struct cp_egress_handoff h = {
+        .client_fd = c->client.fd,
+        .upstream_fd = c->upstream.fd,
+        .hello = c->hello,
+        .hello_len = c->hello_len,
+        .mode = c->mode,
+        .port = c->port,
+    };
+    snprintf(h.host, sizeof(h.host), "%s", c->name);
+    snprintf(h.box, sizeof(h.box), "%s", c->box);
+    cp_ip_format(&c->addrs[c->next_addr], h.addr, sizeof(h.addr));
+    if (c->via)
+        snprintf(h.via, sizeof(h.via), "%s:%u", p->cfg->upstream->host, p->cfg->upstream->port);
+    epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->client.fd, NULL);
+    epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->upstream.fd, NULL);
+    c->client.fd = c->upstream.fd = -1;
+    c->hello = NULL;
+    conn_kill(p, c);
+    cleanup_error cp_error_t err = NULL;
+    if (cp_egress_terminate_start(&p->term, &h, &err) < 0)
+        cp_error_print(&err);
+}
+
 static void read_hello(struct proxy *p, struct conn *c)
 {
     if (c->hello_len == c->hello_cap) {
@@ -441,6 +471,11 @@ static void read_hello(struct proxy *p, struct conn *c)
     char sni[256];
     if (cp_tls_hello_check(c->hello, c->hello_len, c->name, &reason, sni, sizeof(sni)) == 1)
         return;
+    if (reason == CP_EGRESS_ALLOWED && c->mode != CP_EGRESS_MODE_PASS && p->cfg->tls != NULL) {
+        log_decision(p, c, CP_EGRESS_ALLOWED, &c->addrs[c->next_addr], NULL);
+        hand_off(p, c);
+        return;
+    }
     /* The hello passed; from here every byte the client sends goes through the watch, which
      * judges the bytes that came with the hello too (a second hello in the same packet). */
     if (reason == CP_EGRESS_ALLOWED) {
@@ -754,6 +789,7 @@ static void decide(struct proxy *p, struct conn *c, const struct cp_egress_reque
     c->is_host = req->host[0] != '\0' && req->port != 0;
     snprintf(c->name, sizeof(c->name), "%s", c->is_host ? req->host : req->target);
     c->port = req->port;
+    c->mode = cp_egress_policy_mode(p->cfg->policy, req->host);
     if (!authorised)
         reason = CP_EGRESS_AUTH;
     else if (reason == CP_EGRESS_ALLOWED && !cp_egress_policy_listed(p->cfg->policy, req->host))
@@ -822,11 +858,11 @@ static void accept_some(struct proxy *p)
             }
             return;
         }
-        if (p->nconns >= p->cfg->max_conns + BUSY_EXTRA) {
+        if (p->nconns + cp_egress_terminate_active() >= p->cfg->max_conns + BUSY_EXTRA) {
             close(fd); /* past even the room kept for saying "busy" */
             continue;
         }
-        bool busy = p->nconns >= p->cfg->max_conns;
+        bool busy = p->nconns + cp_egress_terminate_active() >= p->cfg->max_conns;
         struct conn *c = conn_new(p, fd);
         if (c != NULL && busy) {
             /* Told through the usual refusal, which lingers so the answer is not reset. */
@@ -1018,7 +1054,7 @@ static void sweep(struct proxy *p)
 
 static bool idle_exit_due(struct proxy *p)
 {
-    if (p->nconns > 0 || p->cfg->exit_idle_ms == 0) {
+    if (p->nconns > 0 || cp_egress_terminate_active() > 0 || p->cfg->exit_idle_ms == 0) {
         p->idle_since = p->now;
         return false;
     }
@@ -1065,6 +1101,12 @@ int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg,
     p.now = p.idle_since = now_ms();
     p.scratch = xmalloc(SCRATCH_SIZE);
     p.listener = (struct side){.fd = listen_fd};
+    p.term = (struct cp_egress_terminate_config){
+        .tls = cfg->tls,
+        .log = cfg->log,
+        .head_timeout_ms = cfg->head_timeout_ms,
+        .idle_timeout_ms = cfg->idle_timeout_ms,
+    };
     p.epfd = epoll_create1(EPOLL_CLOEXEC);
     if (p.epfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot create the epoll instance");

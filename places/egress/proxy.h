@@ -9,6 +9,7 @@
 
 #include "places/egress/policy.h"
 #include "places/egress/resolver.h"
+#include "places/egress/tls.h"
 #include "places/egress/upstream.h"
 #include "src/base/error.h"
 
@@ -25,6 +26,9 @@ struct cp_egress_proxy_config {
     const char *dns_servers;  /* NULL: /etc/resolv.conf's */
     const struct cp_egress_upstream *upstream; /* NULL or host "": dial directly */
     volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop; may be NULL */
+    /* The TLS ends of read and write hosts' tunnels (terminate.h); NULL: every tunnel is
+     * blind, as a pass-through host's. */
+    struct cp_egress_tls *tls;
 };
 
 /* Fills in the defaults for every field left zero. */

@@ -59,6 +59,21 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
                                  "the TLS ClientHello did not arrive in time"},
     [CP_EGRESS_UPSTREAM] = {502, "Bad Gateway", "proxy_internal_error", "upstream",
                             "the upstream proxy did not open the tunnel"},
+    [CP_EGRESS_METHOD] = {403, "Forbidden", "http_request_denied", "method",
+                          "the host is read-only: only fetching requests pass"},
+    [CP_EGRESS_REQUEST] = {400, "Bad Request", "http_request_error", "request",
+                           "the request's head is ambiguous or not allowed inside a tunnel"},
+    [CP_EGRESS_HOST_HEADER] = {403, "Forbidden", "http_request_denied", "host-header",
+                               "the Host header names another host than the tunnel's"},
+    [CP_EGRESS_UPSTREAM_CERT] = {502, "Bad Gateway", "tls_certificate_error", "upstream-cert",
+                                 "the host's certificate did not verify"},
+    [CP_EGRESS_UPSTREAM_TLS] = {502, "Bad Gateway", "tls_protocol_error", "upstream-tls",
+                                "the TLS handshake with the host failed"},
+    [CP_EGRESS_UPSTREAM_HTTP] = {502, "Bad Gateway", "http_response_incomplete", "upstream-http",
+                                 "the host's answer is not HTTP/1.1 the proxy can frame"},
+    [CP_EGRESS_CLIENT_TLS] = {403, "Forbidden", "tls_protocol_error", "client-tls",
+                              "the box's TLS handshake with the sidecar failed; does the box "
+                              "trust the egress CA?"},
 };
 
 const struct cp_egress_reason_info *cp_egress_reason_info(enum cp_egress_reason reason)

@@ -201,9 +201,68 @@ static void test_egress_log__sni_mismatch__hint_names_the_hellos_server(void **s
     free(text);
 }
 
+static void test_egress_log__refusals__method_path_reason(void **state)
+{
+    const char *text =
+        "junk\n"
+        "{\"box\":\"b1\",\"host\":\"reg.example\",\"verdict\":\"allowed\",\"reason\":"
+        "\"allowed\",\"method\":\"GET\",\"path\":\"/a\"}\n"
+        "{\"box\":\"b1\",\"host\":\"reg.example\",\"verdict\":\"refused\",\"reason\":"
+        "\"method\",\"method\":\"PUT\",\"path\":\"/pkg\"}\n"
+        "{\"box\":\"b1\",\"host\":\"reg.example\",\"verdict\":\"refused\",\"reason\":"
+        "\"method\",\"method\":\"PUT\",\"path\":\"/pkg\"}\n"
+        "{\"box\":\"b2\",\"host\":\"x.example\",\"verdict\":\"refused\",\"reason\":"
+        "\"not-listed\"}\n"
+        "{\"box\":\"b1\",\"host\":\"evil.example\",\"verdict\":\"refused\",\"reason\":"
+        "\"not-listed\"}\n"
+        "{\"box\":\"b1\",\"host\":\"self.example\",\"verdict\":\"failed\",\"reason\":"
+        "\"upstream-cert\",\"method\":\"GET\",\"path\":\"/\"}\n"
+        "{\"box\":\"b1\",\"host\":\"gone.example\",\"verdict\":\"failed\",\"reason\":"
+        "\"dns\"}\n";
+    struct cp_egress_log_refusal *r = NULL;
+    size_t n = 0;
+    assert_int_equal(cp_egress_log_refusals_text(text, strlen(text), "b1", &r, &n, NULL), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(r[0].host, "reg.example");
+    assert_string_equal(r[0].method, "PUT");
+    assert_string_equal(r[0].path, "/pkg");
+    assert_string_equal(r[0].reason, "method");
+    assert_string_equal(r[1].host, "evil.example");
+    assert_null(r[1].method);
+    assert_null(r[1].path);
+    assert_string_equal(r[2].reason, "upstream-cert");
+    cp_egress_log_refusals_free(r, n);
+}
+
+static void test_egress_log__method_path__printable_and_cut(void **state)
+{
+    char path[400];
+    memset(path, 'p', sizeof(path));
+    path[0] = '/';
+    path[1] = '\x01';
+    path[sizeof(path) - 1] = '\0';
+    struct cp_egress_decision d = {.box = "b",
+                                   .host = "h.example",
+                                   .port = 443,
+                                   .reason = CP_EGRESS_METHOD,
+                                   .method = "PUT",
+                                   .path = path};
+    char buf[2048] = {0};
+    FILE *f = fmemopen(buf, sizeof(buf), "w");
+    assert_int_equal(cp_egress_log_write(f, &d, NULL), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"method\":\"PUT\""));
+    assert_non_null(strstr(buf, "\"path\":\"/?ppp"));
+    const char *p = strstr(buf, "\"path\":\"") + 8;
+    assert_int_equal(strcspn(p, "\""), CP_EGRESS_LOG_PATH_MAX);
+    assert_non_null(strstr(buf, "\"verdict\":\"refused\",\"reason\":\"method\",\"status\":403"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_egress_log__refusals__method_path_reason),
+        cmocka_unit_test(test_egress_log__method_path__printable_and_cut),
         cmocka_unit_test(test_egress_auth__sha256__fips_vectors),
         cmocka_unit_test(test_egress_auth__box_token__hmac_sha256_hex),
         cmocka_unit_test(test_egress_auth__right_token__accepted_and_box_named),

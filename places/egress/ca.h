@@ -1,0 +1,42 @@
+/* The sidecar's own certificate authority, which signs the certificates it shows a box for
+ * each host whose TLS it ends (mint.h). The host side makes one per conch home and hands it to
+ * the sidecar in CONCH_EGRESS_CA; a box only ever gets the certificate, never the key. */
+#ifndef CONCH_EGRESS_CA_H
+#define CONCH_EGRESS_CA_H
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include "src/base/error.h"
+
+/* The environment variable the sidecar takes its CA from: the PEM below, cert then key. */
+#define CP_EGRESS_CA_ENV "CONCH_EGRESS_CA"
+
+/* A CA of conch-place's own: the certificate (PEM) followed by its private key (PEM), in one
+ * string. EC P-256, CN "conch-place egress CA <random hex>", 10 years, basicConstraints
+ * critical CA:TRUE pathlen:0, keyUsage critical keyCertSign,cRLSign. *pem_out is the
+ * caller's; free it with cp_free_secret (it holds the key). */
+int cp_egress_ca_generate(char **pem_out, cp_error_t *err);
+/* The certificate part only, PEM; fails if pem holds no cert+key pair that match. */
+int cp_egress_ca_cert_pem(const char *pem, char **cert_out, cp_error_t *err);
+/* SHA-256 of the certificate's DER, 64 lower-case hex digits and a NUL. */
+int cp_egress_ca_fingerprint(const char *pem, char hex_out[65], cp_error_t *err);
+
+/* The certificate and key of pem, checked to match; both the caller's. */
+int cp_egress_ca_load(const char *pem, X509 **cert_out, EVP_PKEY **key_out, cp_error_t *err);
+
+/* OpenSSL's error queue, drained into err with what was being done. */
+int cp_egress_ssl_error(cp_error_t *err, const char *doing);
+
+void cp_cleanup_x509(X509 **x);
+void cp_cleanup_pkey(EVP_PKEY **k);
+#define cleanup_x509 __attribute__((cleanup(cp_cleanup_x509)))
+#define cleanup_pkey __attribute__((cleanup(cp_cleanup_pkey)))
+
+/* The extension a certificate gets, by its OpenSSL config text (e.g. "critical,CA:TRUE"),
+ * with cert's own issuer for key identifiers. */
+int cp_egress_x509_ext(X509 *cert, X509 *issuer, int nid, const char *value, cp_error_t *err);
+/* A random positive 128-bit serial. */
+int cp_egress_x509_serial(X509 *cert, cp_error_t *err);
+
+#endif
