@@ -47,9 +47,7 @@
 #include "places/container/sidecar.h"
 #include "places/egress/auth.h"
 #include "places/egress/ca.h"
-#ifndef CP_EGRESS_TRUST_ENV /* MERGE-TODO: places/egress/tls.h */
-#define CP_EGRESS_TRUST_ENV "CONCH_EGRESS_TRUST"
-#endif
+#include "places/egress/tls.h"
 #include "places/egress/elog.h"
 #include "src/base/buf.h"
 #include "src/base/digest.h"
