@@ -14,7 +14,7 @@
 #include "src/base/util.h"
 
 #define CONFIG_MAX (1024 * 1024)
-/* A system's whole bundle is well under 1 MiB; a CA file larger than this is not one. */
+/* A whole system bundle is about 200 KiB; a file of 16 MiB is no CA bundle but a mistake. */
 #define CA_FILE_MAX (16 * 1024 * 1024)
 
 static const char *const pref_keys[] = {"place",         "image",         "engine",
