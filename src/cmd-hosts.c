@@ -1,5 +1,6 @@
-/* `hosts [--workdir DIR] [--json]`: the sealed box's allow-list, each host with why it is on
- * it, and the public registries left off with why. */
+/* `hosts [--workdir DIR] [--json]`: the sealed box's allow-list, each host with how it may be
+ * used and why it is on it, and the public registries left off with why; `hosts add|remove|
+ * allow-all` change the folder's own entries. */
 #include "config.h"
 
 #include <errno.h>
@@ -17,12 +18,28 @@
 
 extern const struct cp_command cp_cmd_hosts;
 
+/* What the sidecar lets through to a host of this mode, and how it came to be so. */
+static const char *mode_words(enum cp_host_mode mode)
+{
+    switch (mode) {
+    case CP_HOST_WRITE:
+        return "fetch and upload (added with --write)";
+    case CP_HOST_PASS:
+        return "blind tunnel, no method rules (added with --pass-through)";
+    case CP_HOST_READ:
+        break;
+    }
+    return "fetch only";
+}
+
 static void print_text(const struct cp_allowlist *l)
 {
     if (l->allow_all)
-        printf("%-40s %s\n", "*", "\"allow-all\" for this folder: any public host on port 443");
+        printf("%-40s %s; %s\n", "*", mode_words(CP_HOST_READ),
+               "\"allow-all\" for this folder: any public host on port 443");
     for (size_t i = 0; i < l->nallowed; i++)
-        printf("%-40s %s\n", l->allowed[i].host, l->allowed[i].why);
+        printf("%-40s %s; %s\n", l->allowed[i].host, mode_words(l->allowed[i].mode),
+               l->allowed[i].why);
     for (size_t i = 0; i < l->nleft_off; i++)
         printf("%-40s left off: %s\n", l->left_off[i].host, l->left_off[i].why);
 }
@@ -35,10 +52,34 @@ static int change_usage(cp_error_t *err)
                          "hosts takes 'add HOST...', 'remove HOST...' or 'allow-all on|off'");
 }
 
-static int apply_change(struct cp_config *cfg, const char *workdir, char **rest, int n,
+/* The mode `hosts add` gives its hosts: read unless --write or --pass-through, never both
+ * (one lets every method through the TLS the sidecar ends, the other leaves TLS unopened). */
+static int asked_mode(const struct cp_parsed *args, const char *verb, enum cp_host_mode *out,
+                      cp_error_t *err)
+{
+    bool write = cp_arg(args, &cp_cmd_hosts, "write") != NULL;
+    bool pass = cp_arg(args, &cp_cmd_hosts, "pass-through") != NULL;
+    *out = write ? CP_HOST_WRITE : pass ? CP_HOST_PASS : CP_HOST_READ;
+    if (write && pass)
+        return cp_error_make(err, CP_ERR_USAGE, 0,
+                             "hosts add takes --write or --pass-through, not both: --write lets "
+                             "uploads through, --pass-through is a blind tunnel for a client "
+                             "that pins certificates");
+    if ((write || pass) && strcmp(verb, "add") != 0)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "--%s goes with 'hosts add HOST...' only",
+                             write ? "write" : "pass-through");
+    return 0;
+}
+
+static int apply_change(struct cp_config *cfg, const char *workdir, const struct cp_parsed *args,
                         cp_error_t *err)
 {
+    char **rest = args->rest;
+    int n = args->nrest;
     const char *verb = rest[0];
+    enum cp_host_mode mode;
+    if (asked_mode(args, verb, &mode, err) < 0)
+        return cp_error_code(err);
     if (strcmp(verb, "allow-all") == 0) {
         if (n != 2 || (strcmp(rest[1], "on") != 0 && strcmp(rest[1], "off") != 0))
             return cp_error_make(err, CP_ERR_USAGE, 0, "hosts allow-all takes 'on' or 'off'");
@@ -47,10 +88,24 @@ static int apply_change(struct cp_config *cfg, const char *workdir, char **rest,
     if (n < 2)
         return cp_error_make(err, CP_ERR_USAGE, 0, "hosts %s needs at least one HOST", verb);
     if (strcmp(verb, "add") == 0)
-        return cp_config_egress_add(cfg, workdir, rest + 1, err);
+        return cp_config_egress_add(cfg, workdir, rest + 1, mode, err);
     if (strcmp(verb, "remove") == 0)
         return cp_config_egress_remove(cfg, workdir, rest + 1, err);
     return change_usage(err);
+}
+
+/* "folder: a.example, b.example (write), c.example (pass-through)" */
+static void print_hosts(const char *workdir, json_object *list)
+{
+    printf("%s:", workdir);
+    for (size_t i = 0; i < json_object_array_length(list); i++) {
+        enum cp_host_mode mode;
+        const char *host = cp_config_egress_item(json_object_array_get_idx(list, i), &mode);
+        printf("%s %s", i ? "," : "", host);
+        if (mode != CP_HOST_READ)
+            printf(" (%s)", cp_host_mode_name(mode));
+    }
+    putchar('\n');
 }
 
 static void print_entry(const struct cp_config *cfg, const char *workdir)
@@ -61,9 +116,7 @@ static void print_entry(const struct cp_config *cfg, const char *workdir)
     else if (json_object_is_type(v, json_type_string))
         printf("%s: allow-all (any public host on port 443)\n", workdir);
     else
-        printf("%s: %s\n", workdir,
-               json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+        print_hosts(workdir, v);
 }
 
 static int hosts_change(const struct cp_parsed *args, const char *workdir, cp_error_t *err)
@@ -71,7 +124,7 @@ static int hosts_change(const struct cp_parsed *args, const char *workdir, cp_er
     cleanup_config struct cp_config cfg = {0};
     if (cp_config_load(&cfg, err) < 0)
         return cp_error_code(err);
-    if (apply_change(&cfg, workdir, args->rest, args->nrest, err) < 0)
+    if (apply_change(&cfg, workdir, args, err) < 0)
         return cp_error_code(err);
     print_entry(&cfg, workdir);
     return 0;
@@ -89,6 +142,9 @@ static int resolve_folder(const struct cp_parsed *args, char **out, cp_error_t *
 
 static int hosts_handler(const struct cp_parsed *args, cp_error_t *err)
 {
+    enum cp_host_mode unused;
+    if (args->nrest == 0 && asked_mode(args, "", &unused, err) < 0)
+        return cp_error_code(err);
     if (args->nrest != 0) {
         cleanup_free char *folder = NULL;
         if (resolve_folder(args, &folder, err) < 0)
@@ -122,13 +178,19 @@ static int hosts_handler(const struct cp_parsed *args, cp_error_t *err)
 static const struct cp_option options[] = {
     {"workdir", 0, "DIR", "the work folder (default: the current directory)"},
     {"json", 0, NULL, "one JSON document: {\"allowed\": [...], \"left_off\": [...]}"},
+    {"write", 0, NULL, "with add: every method, so uploads go out to HOST"},
+    {"pass-through", 0, NULL, "with add: a blind tunnel to HOST, no method rules"},
     {0},
 };
 
 const struct cp_command cp_cmd_hosts = {
     .name = "hosts",
-    .synopsis = "[--workdir DIR] [--json] | add|remove HOST... | allow-all on|off",
-    .summary = "the sealed box's allow-list, each host with why it is on it (or left off)",
+    .synopsis = "[--workdir DIR] [--json] | add HOST... [--write|--pass-through] | remove HOST... "
+                "| allow-all on|off",
+    .summary = "the sealed box's allow-list: each host, what it may do and why (or left off)",
+    .more = "A host fetches only (GET, HEAD and the registries' fetching POSTs) unless added\n"
+            "--write (every method: pushes, publishes) or --pass-through (TLS left unopened, for\n"
+            "a client that pins certificates). Adding a listed host again changes its mode.\n",
     .options = options,
     .handler = hosts_handler,
     .failure_status = 125,

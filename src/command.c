@@ -175,6 +175,8 @@ void cp_command_usage(const struct cp_command *cmd, FILE *out)
     for (const struct cp_option *o = cmd->options; o != NULL && o->long_name != NULL; o++)
         usage_line(out, o->short_name, o->long_name, o->arg_name, o->help);
     usage_line(out, 'h', "help", NULL, "show this help");
+    if (cmd->more != NULL)
+        fprintf(out, "\n%s", cmd->more);
 }
 
 void cp_commands_overview(FILE *out)

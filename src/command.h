@@ -26,6 +26,7 @@ struct cp_command {
     const char *name;
     const char *synopsis; /* after the name, e.g. "[OPTIONS] -- COMMAND [ARG...]" */
     const char *summary;
+    const char *more; /* lines after the options, in --help only (what one line cannot say) */
     const struct cp_option *options; /* terminated by a zeroed entry */
     /* Returns the process's exit status (>= 0), or a negative cp_code with err set. */
     int (*handler)(const struct cp_parsed *args, cp_error_t *err);

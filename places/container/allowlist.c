@@ -21,12 +21,18 @@
 
 #define ENTRIES_MAX 1024
 
-static bool has(const struct cp_host_why *v, size_t n, const char *host)
+/* Where host is in v (case aside), or n when it is not. */
+static size_t find_at(const struct cp_host_why *v, size_t n, const char *host)
 {
     for (size_t i = 0; i < n; i++)
         if (strcasecmp(v[i].host, host) == 0)
-            return true;
-    return false;
+            return i;
+    return n;
+}
+
+static bool has(const struct cp_host_why *v, size_t n, const char *host)
+{
+    return find_at(v, n, host) < n;
 }
 
 static void add(struct cp_host_why **v, size_t *n, const char *host, char *why)
@@ -40,6 +46,7 @@ static void add(struct cp_host_why **v, size_t *n, const char *host, char *why)
     for (char *p = (*v)[*n].host; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
     (*v)[*n].why = why;
+    (*v)[*n].mode = CP_HOST_READ;
     (*n)++;
 }
 
@@ -202,6 +209,26 @@ static int add_remotes(const struct cp_allowlist_sources *src, struct cp_allowli
     return 0;
 }
 
+/* A host the folder lists. One already on the list (github.com, to push to it) takes the mode
+ * the person gave it: a built-in stays read only while the person asks nothing more. */
+static void add_egress_host(struct cp_allowlist *l, const char *host, enum cp_host_mode mode)
+{
+    size_t at = find_at(l->allowed, l->nallowed, host);
+    if (at == l->nallowed) {
+        add(&l->allowed, &l->nallowed, host, xstrdup("this folder's egress in config.json"));
+        if (at < l->nallowed) /* else past ENTRIES_MAX */
+            l->allowed[at].mode = mode;
+        return;
+    }
+    struct cp_host_why *on = &l->allowed[at];
+    if (mode == CP_HOST_READ || on->mode != CP_HOST_READ)
+        return;
+    char *why = xasprintf("%s, and this folder's egress in config.json", on->why);
+    free(on->why);
+    on->why = why;
+    on->mode = mode;
+}
+
 static void add_egress(const struct cp_allowlist_sources *src, struct cp_allowlist *l)
 {
     json_object *eg = src->config ? cp_config_egress(src->config, src->workdir) : NULL;
@@ -211,9 +238,11 @@ static void add_egress(const struct cp_allowlist_sources *src, struct cp_allowli
         l->allow_all = true; /* validated when config.json was loaded: "allow-all" */
         return;
     }
-    for (size_t i = 0; i < json_object_array_length(eg); i++)
-        add(&l->allowed, &l->nallowed, json_object_get_string(json_object_array_get_idx(eg, i)),
-            xstrdup("this folder's egress in config.json"));
+    for (size_t i = 0; i < json_object_array_length(eg); i++) {
+        enum cp_host_mode mode;
+        const char *host = cp_config_egress_item(json_object_array_get_idx(eg, i), &mode);
+        add_egress_host(l, host, mode);
+    }
 }
 
 int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
@@ -258,13 +287,15 @@ void cp_allowlist_dispose(struct cp_allowlist *l)
     memset(l, 0, sizeof(*l));
 }
 
-static json_object *entries(const struct cp_host_why *v, size_t n)
+static json_object *entries(const struct cp_host_why *v, size_t n, bool with_mode)
 {
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < n; i++) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "host", json_object_new_string(v[i].host));
         json_object_object_add(o, "why", json_object_new_string(v[i].why));
+        if (with_mode)
+            json_object_object_add(o, "mode", json_object_new_string(cp_host_mode_name(v[i].mode)));
         json_object_array_add(a, o);
     }
     return a;
@@ -273,17 +304,19 @@ static json_object *entries(const struct cp_host_why *v, size_t n)
 json_object *cp_allowlist_json(const struct cp_allowlist *l)
 {
     json_object *o = json_object_new_object();
-    json_object *allowed = entries(l->allowed, l->nallowed);
+    json_object *allowed = entries(l->allowed, l->nallowed, true);
     if (l->allow_all) {
         json_object *any = json_object_new_object();
         json_object_object_add(any, "host", json_object_new_string("*"));
         json_object_object_add(any, "why",
                                json_object_new_string("\"allow-all\" for this folder in "
                                                       "config.json: any public host on port 443"));
+        /* The sidecar's method rules hold for every tunnel it ends (DESIGN.md). */
+        json_object_object_add(any, "mode", json_object_new_string("read"));
         json_object_array_add(allowed, any);
     }
     json_object_object_add(o, "allowed", allowed);
-    json_object_object_add(o, "left_off", entries(l->left_off, l->nleft_off));
+    json_object_object_add(o, "left_off", entries(l->left_off, l->nleft_off, false));
     return o;
 }
 
@@ -310,6 +343,13 @@ void cp_allowlist_hash(const struct cp_allowlist *l, const char *extra, char out
     (void)cp_buf_append(&b, head, strlen(head));
     for (size_t i = 0; i < l->nallowed; i++) {
         (void)cp_buf_append(&b, l->allowed[i].host, strlen(l->allowed[i].host));
+        /* A read host hashes as before, so a list without --write or --pass-through keeps its
+         * sidecar's name; any other mode makes another (hosts hold no tab). */
+        if (l->allowed[i].mode != CP_HOST_READ) {
+            const char *m = cp_host_mode_name(l->allowed[i].mode);
+            (void)cp_buf_append(&b, "\t", 1);
+            (void)cp_buf_append(&b, m, strlen(m));
+        }
         (void)cp_buf_append(&b, "\n", 1);
     }
     if (extra != NULL)

@@ -15,6 +15,7 @@
 struct cp_host_why {
     char *host;
     char *why;
+    enum cp_host_mode mode; /* read for the built-ins and remotes; config.json may say more */
 };
 
 struct cp_allowlist {
@@ -45,13 +46,15 @@ void cp_allowlist_dispose(struct cp_allowlist *l);
 
 bool cp_allowlist_has(const struct cp_allowlist *l, const char *host);
 
-/* {"allowed": [{"host", "why"}...], "left_off": [{"host", "why"}...]}; the caller's. */
+/* {"allowed": [{"host", "why", "mode"}...], "left_off": [{"host", "why"}...]}, mode being
+ * "read", "write" or "pass-through"; the caller's. */
 json_object *cp_allowlist_json(const struct cp_allowlist *l);
 
 /* The allowed hosts joined by ", " (or the words for allow-all); the caller's. */
 char *cp_allowlist_summary(const struct cp_allowlist *l);
 
-/* The list's identity, with extra (the sidecar's other options) folded in: 64 hex digits. */
+/* The list's identity, each host's mode and extra (the sidecar's other options) folded in:
+ * 64 hex digits. */
 void cp_allowlist_hash(const struct cp_allowlist *l, const char *extra, char out[65]);
 
 #endif

@@ -116,8 +116,13 @@ static char **proxy_args(const struct cp_allowlist *list)
     push(&v, &n, xasprintf("%ld", idle));
     if (list->allow_all)
         push(&v, &n, xstrdup("--allow-all"));
+    /* One flag per mode (egress-proxy's): fetching only, every method, or a blind tunnel. */
+    static const char *const flags[] = {[CP_HOST_READ] = "--allow",
+                                        [CP_HOST_WRITE] = "--allow-write",
+                                        [CP_HOST_PASS] = "--allow-pass"};
     for (size_t i = 0; i < list->nallowed; i++) {
-        push(&v, &n, xstrdup("--allow"));
+        enum cp_host_mode mode = list->allowed[i].mode;
+        push(&v, &n, xstrdup((size_t)mode < ARRAY_SIZE(flags) ? flags[mode] : "--allow"));
         push(&v, &n, xstrdup(list->allowed[i].host));
     }
     knob(&v, &n, "CONCH_EGRESS_ALLOW_CIDR", "--allow-cidr");

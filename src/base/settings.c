@@ -1,9 +1,11 @@
 /* Loading, validating and saving config.json: a bad value stops every command, named. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "src/base/settings.h"
 #include "src/base/hostname.h"
@@ -12,9 +14,32 @@
 #include "src/base/util.h"
 
 #define CONFIG_MAX (1024 * 1024)
+/* A whole system bundle is about 200 KiB; a file of 16 MiB is no CA bundle but a mistake. */
+#define CA_FILE_MAX (16 * 1024 * 1024)
 
-static const char *const pref_keys[] = {"place", "image", "engine", "cloud.api_url",
-                                        "cloud.ca_file"};
+static const char *const pref_keys[] = {"place",         "image",         "engine",
+                                        "cloud.api_url", "cloud.ca_file", "egress.ca_file"};
+
+static const char *const mode_names[] = {
+    [CP_HOST_READ] = "read",
+    [CP_HOST_WRITE] = "write",
+    [CP_HOST_PASS] = "pass-through",
+};
+
+const char *cp_host_mode_name(enum cp_host_mode mode)
+{
+    return (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "read";
+}
+
+static bool mode_parse(const char *name, enum cp_host_mode *out)
+{
+    for (size_t i = 0; name != NULL && i < ARRAY_SIZE(mode_names); i++)
+        if (strcmp(name, mode_names[i]) == 0) {
+            *out = (enum cp_host_mode)i;
+            return true;
+        }
+    return false;
+}
 
 bool cp_config_key_known(const char *key)
 {
@@ -68,15 +93,46 @@ int cp_config_check_value(const char *key, const char *v, cp_error_t *err)
             return 0;
         return cp_error_make(err, CP_ERR_USAGE, 0, "cloud.api_url '%s' is not an https:// URL", v);
     }
-    if (strcmp(key, "cloud.ca_file") == 0) {
+    if (strcmp(key, "cloud.ca_file") == 0 || strcmp(key, "egress.ca_file") == 0) {
+        /* Only the shape when loading: a file gone since `config set` is reported by its user,
+         * not by every command. */
         if (v[0] == '/')
             return 0;
-        return cp_error_make(err, CP_ERR_USAGE, 0, "cloud.ca_file '%s' is not an absolute path", v);
+        return cp_error_make(err, CP_ERR_USAGE, 0, "%s '%s' is not an absolute path", key, v);
     }
-    return cp_error_make(err, CP_ERR_USAGE, 0,
-                         "'%s' is not a setting (known: place, image, "
-                         "engine, cloud.api_url, cloud.ca_file)",
-                         key);
+    return cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a setting (known: %s)", key,
+                         CP_CONFIG_KEYS);
+}
+
+static int ca_file_refused(const char *path, int sys_errno, const char *why, cp_error_t *err)
+{
+    cp_error_make(err, CP_ERR_USAGE, sys_errno, "egress.ca_file: %s %s", path, why);
+    cp_error_hint(err, "Give the path of a PEM bundle of the extra CAs the sidecar should trust "
+                       "(each one a -----BEGIN CERTIFICATE----- block), readable by you; a DER "
+                       "certificate converts with 'openssl x509 -inform der -in FILE -out "
+                       "FILE.pem'.");
+    return CP_ERR_USAGE;
+}
+
+int cp_config_check_ca_file(const char *path, cp_error_t *err)
+{
+    struct stat st;
+    /* stat first: opening a FIFO or a device to read it could hang or never end. */
+    if (stat(path, &st) < 0)
+        return ca_file_refused(path, errno, "cannot be used", err);
+    if (!S_ISREG(st.st_mode))
+        return ca_file_refused(path, 0, "is not a regular file", err);
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    cleanup_error cp_error_t rerr = NULL;
+    if (cp_read_file(path, CA_FILE_MAX, &text, &len, &rerr) < 0)
+        return ca_file_refused(path, rerr->sys_errno,
+                               rerr->sys_errno ? "cannot be read" : "is too big for a CA bundle",
+                               err);
+    static const char begin[] = "-----BEGIN CERTIFICATE-----";
+    if (memmem(text, len, begin, sizeof(begin) - 1) == NULL)
+        return ca_file_refused(path, 0, "holds no PEM certificate", err);
+    return 0;
 }
 
 bool cp_config_egress_host_ok(const char *host)
@@ -84,6 +140,72 @@ bool cp_config_egress_host_ok(const char *host)
     size_t n = strlen(host);
     /* The proxy refuses a trailing dot (policy.c): a name it would refuse is refused here. */
     return n > 0 && host[n - 1] != '.' && cp_host_pattern_valid(host);
+}
+
+static int check_item_host(const char *folder, size_t i, const char *host, cp_error_t *err)
+{
+    if (host != NULL && cp_config_egress_host_ok(host))
+        return 0;
+    return cp_error_make(err, CP_ERR_USAGE, 0,
+                         "egress.\"%s\"[%zu] is '%s', not a host name or *.suffix", folder, i,
+                         host ? host : "");
+}
+
+static int check_item_mode(const char *folder, size_t i, json_object *item, cp_error_t *err)
+{
+    enum cp_host_mode mode;
+    const char *name = cp_json_str(item, "mode");
+    if (mode_parse(name, &mode))
+        return 0;
+    cp_error_make(err, CP_ERR_USAGE, 0,
+                  "egress.\"%s\"[%zu] (%s) has mode '%s', not \"read\", \"write\" or "
+                  "\"pass-through\"",
+                  folder, i, cp_json_str(item, "host"), name ? name : "(none)");
+    cp_error_hint(err, "Give it \"mode\": \"write\" to let uploads out to it, \"pass-through\" "
+                       "for a client that pins certificates, or list it as a plain \"HOST\" "
+                       "string to fetch only.");
+    return CP_ERR_USAGE;
+}
+
+/* One item: "host" (read, the only form older versions know), or exactly
+ * {"host": "...", "mode": "..."}. A misspelt key is refused rather than ignored, because
+ * ignoring "mdoe" would quietly leave the host read-only. */
+static int check_egress_item(const char *folder, size_t i, json_object *item, cp_error_t *err)
+{
+    if (json_object_is_type(item, json_type_string))
+        return check_item_host(folder, i, json_object_get_string(item), err);
+    if (!json_object_is_type(item, json_type_object))
+        return cp_error_make(err, CP_ERR_USAGE, 0,
+                             "egress.\"%s\"[%zu] is '%s', not a host or {\"host\", \"mode\"}",
+                             folder, i, item ? json_object_get_string(item) : "null");
+    json_object_object_foreach (item, key, val) {
+        (void)val;
+        if (strcmp(key, "host") != 0 && strcmp(key, "mode") != 0)
+            return cp_error_make(err, CP_ERR_USAGE, 0,
+                                 "egress.\"%s\"[%zu] has '%s', which is neither host nor mode",
+                                 folder, i, key);
+    }
+    if (check_item_host(folder, i, cp_json_str(item, "host"), err) < 0)
+        return cp_error_code(err);
+    return check_item_mode(folder, i, item, err);
+}
+
+/* One host twice with two modes would leave the sidecar's choice to the order of the list. */
+static int check_one_mode_each(const char *folder, json_object *list, cp_error_t *err)
+{
+    size_t n = json_object_array_length(list);
+    for (size_t i = 0; i < n; i++) {
+        enum cp_host_mode mi, mj;
+        const char *hi = cp_config_egress_item(json_object_array_get_idx(list, i), &mi);
+        for (size_t j = 0; j < i; j++) {
+            const char *hj = cp_config_egress_item(json_object_array_get_idx(list, j), &mj);
+            if (strcasecmp(hi, hj) == 0 && mi != mj)
+                return cp_error_make(err, CP_ERR_USAGE, 0,
+                                     "egress.\"%s\" lists '%s' twice, as %s and as %s; keep one",
+                                     folder, hi, cp_host_mode_name(mj), cp_host_mode_name(mi));
+        }
+    }
+    return 0;
 }
 
 static int check_egress_entry(const char *folder, json_object *v, cp_error_t *err)
@@ -102,16 +224,10 @@ static int check_egress_entry(const char *folder, json_object *v, cp_error_t *er
     if (!json_object_is_type(v, json_type_array))
         return cp_error_make(err, CP_ERR_USAGE, 0,
                              "egress.\"%s\" is not a list of hosts or \"allow-all\"", folder);
-    for (size_t i = 0; i < json_object_array_length(v); i++) {
-        json_object *h = json_object_array_get_idx(v, i);
-        const char *s = json_object_get_string(h);
-        if (!json_object_is_type(h, json_type_string) || !cp_config_egress_host_ok(s))
-            return cp_error_make(err, CP_ERR_USAGE, 0,
-                                 "egress.\"%s\"[%zu] is '%s', not a host "
-                                 "name or *.suffix",
-                                 folder, i, s ? s : "");
-    }
-    return 0;
+    for (size_t i = 0; i < json_object_array_length(v); i++)
+        if (check_egress_item(folder, i, json_object_array_get_idx(v, i), err) < 0)
+            return cp_error_code(err);
+    return check_one_mode_each(folder, v, err);
 }
 
 static int check_egress(json_object *eg, cp_error_t *err)
@@ -219,12 +335,45 @@ static int save(struct cp_config *c, cp_error_t *err)
     return cp_write_file_atomic(c->path, withnl, strlen(withnl), 0600, err);
 }
 
+/* egress.ca_file as stored: checked on disk now, and absolute so that it means the same file
+ * whichever folder a later command starts in. */
+static int ca_file_value(const char *v, char **out, cp_error_t *err)
+{
+    if (cp_config_check_ca_file(v, err) < 0)
+        return cp_error_code(err);
+    *out = v[0] == '/' ? xstrdup(v) : realpath(v, NULL);
+    if (*out == NULL)
+        return ca_file_refused(v, errno, "cannot be made an absolute path", err);
+    return 0;
+}
+
 int cp_config_set(struct cp_config *c, const char *key, const char *value, cp_error_t *err)
 {
+    cleanup_free char *stored = NULL;
+    if (strcmp(key, "egress.ca_file") == 0 && ca_file_value(value, &stored, err) < 0)
+        return cp_error_code(err);
+    if (stored != NULL)
+        value = stored;
     if (cp_config_check_value(key, value, err) < 0)
         return cp_error_code(err);
     json_object_object_add(c->root, key, json_object_new_string(value));
     return save(c, err);
+}
+
+int cp_config_unset(struct cp_config *c, const char *key, cp_error_t *err)
+{
+    if (!cp_config_key_known(key))
+        return cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a setting (known: %s)", key,
+                             CP_CONFIG_KEYS);
+    if (!json_object_object_get_ex(c->root, key, NULL))
+        return 0;
+    json_object_object_del(c->root, key);
+    return save(c, err);
+}
+
+const char *cp_config_egress_ca_file(const struct cp_config *c)
+{
+    return cp_config_get(c, "egress.ca_file");
 }
 
 /* A folder key as written by hand: "/a/b/", "/a//b" or a symlink to the folder all name it.
@@ -296,12 +445,40 @@ static json_object *egress_entry(struct cp_config *c, const char *folder)
     return v;
 }
 
-static bool list_has(json_object *list, const char *host)
+const char *cp_config_egress_item(json_object *item, enum cp_host_mode *mode_out)
 {
-    for (size_t i = 0; i < json_object_array_length(list); i++)
-        if (strcasecmp(json_object_get_string(json_object_array_get_idx(list, i)), host) == 0)
-            return true;
-    return false;
+    *mode_out = CP_HOST_READ;
+    if (json_object_is_type(item, json_type_string))
+        return json_object_get_string(item);
+    if (!mode_parse(cp_json_str(item, "mode"), mode_out))
+        *mode_out = CP_HOST_READ;
+    return cp_json_str(item, "host");
+}
+
+#define NOT_LISTED ((size_t)-1)
+
+/* Where host is in list (case aside), or NOT_LISTED. */
+static size_t list_find(json_object *list, const char *host)
+{
+    for (size_t i = 0; i < json_object_array_length(list); i++) {
+        enum cp_host_mode mode;
+        const char *h = cp_config_egress_item(json_object_array_get_idx(list, i), &mode);
+        if (h != NULL && strcasecmp(h, host) == 0)
+            return i;
+    }
+    return NOT_LISTED;
+}
+
+/* A read host is written as a plain string, the form older versions load, so a file without
+ * --write or --pass-through hosts still works with them. */
+static json_object *item_new(const char *host, enum cp_host_mode mode)
+{
+    if (mode == CP_HOST_READ)
+        return json_object_new_string(host);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "host", json_object_new_string(host));
+    json_object_object_add(o, "mode", json_object_new_string(cp_host_mode_name(mode)));
+    return o;
 }
 
 static int check_hosts(char *const *hosts, cp_error_t *err)
@@ -325,7 +502,7 @@ static char *lower(const char *s)
 }
 
 int cp_config_egress_add(struct cp_config *c, const char *folder, char *const *hosts,
-                         cp_error_t *err)
+                         enum cp_host_mode mode, cp_error_t *err)
 {
     if (check_hosts(hosts, err) < 0)
         return cp_error_code(err);
@@ -339,8 +516,11 @@ int cp_config_egress_add(struct cp_config *c, const char *folder, char *const *h
     json_object *list = egress_entry(c, folder);
     for (size_t i = 0; hosts[i] != NULL; i++) {
         cleanup_free char *host = lower(hosts[i]);
-        if (!list_has(list, host))
-            json_object_array_add(list, json_object_new_string(host));
+        size_t at = list_find(list, host);
+        if (at == NOT_LISTED)
+            json_object_array_add(list, item_new(host, mode));
+        else /* added again: the mode asked now is the one it keeps */
+            json_object_array_put_idx(list, at, item_new(host, mode));
     }
     return save(c, err);
 }
@@ -373,16 +553,13 @@ int cp_config_egress_remove(struct cp_config *c, const char *folder, char *const
     if (cur == NULL || !json_object_is_type(cur, json_type_array))
         return not_listed(folder, hosts[0] ? hosts[0] : "", err);
     for (size_t i = 0; hosts[i] != NULL; i++)
-        if (!list_has(cur, hosts[i]))
+        if (list_find(cur, hosts[i]) == NOT_LISTED)
             return not_listed(folder, hosts[i], err);
     json_object *list = egress_entry(c, folder);
-    for (size_t i = json_object_array_length(list); i-- > 0;) {
-        const char *h = json_object_get_string(json_object_array_get_idx(list, i));
-        for (size_t j = 0; hosts[j] != NULL; j++)
-            if (strcasecmp(h, hosts[j]) == 0) {
-                json_object_array_del_idx(list, i, 1);
-                break;
-            }
+    for (size_t j = 0; hosts[j] != NULL; j++) {
+        size_t at;
+        while ((at = list_find(list, hosts[j])) != NOT_LISTED) /* a hand-made list may repeat it */
+            json_object_array_del_idx(list, at, 1);
     }
     if (json_object_array_length(list) == 0)
         egress_drop(c, folder);

@@ -242,6 +242,85 @@ static void test_allowlist__hash__differs_by_list_and_extra(void **state)
     assert_string_not_equal(a, c);
 }
 
+/* The allowed entry of host in the list's JSON, or fails. */
+static json_object *allowed_entry(json_object *doc, const char *host)
+{
+    json_object *allowed = NULL;
+    assert_true(json_object_object_get_ex(doc, "allowed", &allowed));
+    for (size_t i = 0; i < json_object_array_length(allowed); i++) {
+        json_object *e = json_object_array_get_idx(allowed, i);
+        if (strcmp(cp_json_str(e, "host"), host) == 0)
+            return e;
+    }
+    fail_msg("%s is not allowed", host);
+    return NULL;
+}
+
+/* The folder's modes reach the list and its JSON; a built-in the person adds --write (to push
+ * to github.com) takes that mode; everything else is read; left-off hosts carry no mode. */
+static void test_allowlist__folder_modes__in_list_and_json(void **state)
+{
+    put(home, ".npmrc", "registry=https://npm.corp.example/\n");
+    struct cp_config cfg = {0};
+    cleanup_free char *doc = xasprintf(
+        "{\"egress\": {\"%s\": [\"plain.example.org\", {\"host\": \"up.example.org\", \"mode\": "
+        "\"write\"}, {\"host\": \"pin.example.org\", \"mode\": \"pass-through\"}, {\"host\": "
+        "\"GitHub.com\", \"mode\": \"write\"}]}}",
+        work);
+    assert_int_equal(cp_json_parse(doc, strlen(doc), "t", &cfg.root, NULL), 0);
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, &cfg, &err), 0);
+    json_object_put(cfg.root);
+    cleanup_json json_object *j = cp_allowlist_json(&l);
+    const char *want[][2] = {{"plain.example.org", "read"},       {"up.example.org", "write"},
+                             {"pin.example.org", "pass-through"}, {"github.com", "write"},
+                             {"codeload.github.com", "read"},     {"pypi.org", "read"}};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const char *mode = cp_json_str(allowed_entry(j, want[i][0]), "mode");
+        if (mode == NULL || strcmp(mode, want[i][1]) != 0)
+            fail_msg("%s: mode %s, expected %s", want[i][0], mode ? mode : "(none)", want[i][1]);
+    }
+    assert_non_null(strstr(cp_json_str(allowed_entry(j, "github.com"), "why"), "config.json"));
+    json_object *left = NULL;
+    assert_true(json_object_object_get_ex(j, "left_off", &left));
+    assert_true(json_object_array_length(left) > 0);
+    for (size_t i = 0; i < json_object_array_length(left); i++)
+        assert_null(cp_json_str(json_object_array_get_idx(left, i), "mode"));
+    /* The list itself carries them for the sidecar's flags. */
+    for (size_t i = 0; i < l.nallowed; i++)
+        if (strcmp(l.allowed[i].host, "pin.example.org") == 0)
+            assert_int_equal(l.allowed[i].mode, CP_HOST_PASS);
+}
+
+/* A changed mode is another sidecar: the hash differs for each mode of one host. */
+static void test_allowlist__hash__differs_by_mode(void **state)
+{
+    cleanup_allowlist struct cp_allowlist l = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(build(&l, NULL, &err), 0);
+    assert_true(l.nallowed > 0);
+    char h[3][65];
+    const enum cp_host_mode modes[] = {CP_HOST_READ, CP_HOST_WRITE, CP_HOST_PASS};
+    for (size_t m = 0; m < 3; m++) {
+        l.allowed[0].mode = modes[m];
+        cp_allowlist_hash(&l, "x", h[m]);
+    }
+    assert_string_not_equal(h[0], h[1]);
+    assert_string_not_equal(h[0], h[2]);
+    assert_string_not_equal(h[1], h[2]);
+    /* The same modes on another host: another list again. */
+    char other[65];
+    l.allowed[0].mode = CP_HOST_READ;
+    l.allowed[l.nallowed - 1].mode = CP_HOST_WRITE;
+    cp_allowlist_hash(&l, "x", other);
+    assert_string_not_equal(other, h[1]);
+    /* Back to all read: the first hash again (it is a function of the list, nothing else). */
+    l.allowed[l.nallowed - 1].mode = CP_HOST_READ;
+    cp_allowlist_hash(&l, "x", other);
+    assert_string_equal(other, h[0]);
+}
+
 static void test_hostconf__url_host__strict(void **state)
 {
     char *h = cp_url_https_host("HTTPS://GitHub.com/x");
@@ -477,6 +556,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_allowlist__hash__differs_by_list_and_extra, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__folder_modes__in_list_and_json, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_allowlist__hash__differs_by_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allowlist__pip_extra_index_url__pypi_left_off, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

@@ -32,7 +32,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    const char *names[] = {"config.json", "w-add", "w-bad", "w-hand", "w-rm", "w-all", "w-link"};
+    const char *names[] = {"config.json", "w-add",   "w-bad",  "w-hand", "w-rm",   "w-all",
+                           "w-link",      "w-modes", "ca.pem", "ca.der", "ca-dir", "fifo"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         cleanup_free char *path = xasprintf("%s/%s", scratch, names[i]);
         if (unlink(path) < 0)
@@ -166,9 +167,9 @@ static void test_settings__egress_add__stored_under_real_path_other_keys_kept(vo
         cleanup_config struct cp_config cfg = {0};
         assert_int_equal(cp_config_load(&cfg, &err), 0);
         char *hosts[] = {"Registry.Example.org", "*.files.example", NULL};
-        assert_int_equal(cp_config_egress_add(&cfg, folder, hosts, &err), 0);
+        assert_int_equal(cp_config_egress_add(&cfg, folder, hosts, CP_HOST_READ, &err), 0);
         char *again[] = {"registry.example.org", NULL};
-        assert_int_equal(cp_config_egress_add(&cfg, folder, again, &err), 0);
+        assert_int_equal(cp_config_egress_add(&cfg, folder, again, CP_HOST_READ, &err), 0);
     }
     cleanup_config struct cp_config cfg = {0};
     assert_int_equal(cp_config_load(&cfg, &err), 0);
@@ -195,7 +196,8 @@ static void test_settings__egress_add__invalid_host_refused_file_unchanged(void 
         cleanup_error cp_error_t err = NULL;
         assert_int_equal(cp_config_load(&cfg, &err), 0);
         char *hosts[] = {"ok.example.org", (char *)bad[i], NULL};
-        assert_int_equal(cp_config_egress_add(&cfg, folder, hosts, &err), CP_ERR_USAGE);
+        assert_int_equal(cp_config_egress_add(&cfg, folder, hosts, CP_HOST_WRITE, &err),
+                         CP_ERR_USAGE);
         assert_non_null(strstr(err->msg, bad[i]));
     }
     cleanup_free char *path = xasprintf("%s/config.json", scratch);
@@ -232,7 +234,7 @@ static void test_settings__egress_key_by_hand__trailing_slash_and_symlink_match(
     assert_non_null(cp_config_egress(&cfg2, folder));
     /* A change moves the entry under the real path: one key, both hosts. */
     char *hosts[] = {"c.example.org", NULL};
-    assert_int_equal(cp_config_egress_add(&cfg2, folder, hosts, &err), 0);
+    assert_int_equal(cp_config_egress_add(&cfg2, folder, hosts, CP_HOST_READ, &err), 0);
     json_object *eg = NULL, *list = NULL;
     assert_true(json_object_object_get_ex(cfg2.root, "egress", &eg));
     assert_int_equal(json_object_object_length(eg), 1);
@@ -277,11 +279,175 @@ static void test_settings__egress_allow_all__on_then_off_then_add(void **state)
     json_object *v = cp_config_egress(&back, folder);
     assert_string_equal(json_object_get_string(v), "allow-all");
     char *hosts[] = {"a.example.org", NULL};
-    assert_int_equal(cp_config_egress_add(&back, folder, hosts, &err), CP_ERR_USAGE);
+    assert_int_equal(cp_config_egress_add(&back, folder, hosts, CP_HOST_READ, &err), CP_ERR_USAGE);
     cp_error_free(&err);
     assert_int_equal(cp_config_egress_allow_all(&back, folder, false, &err), 0);
     assert_null(cp_config_egress(&back, folder));
-    assert_int_equal(cp_config_egress_add(&back, folder, hosts, &err), 0);
+    assert_int_equal(cp_config_egress_add(&back, folder, hosts, CP_HOST_READ, &err), 0);
+}
+
+/* The modes as stored: a read host a plain string (what older versions load), others objects;
+ * adding a listed host again with another mode changes it, never a second entry. */
+static void test_settings__egress_modes__round_trip_and_change(void **state)
+{
+    write_config("{}");
+    cleanup_free char *folder = scratch_folder("w-modes");
+    cleanup_error cp_error_t err = NULL;
+    {
+        cleanup_config struct cp_config cfg = {0};
+        assert_int_equal(cp_config_load(&cfg, &err), 0);
+        char *reads[] = {"read.example.org", "up.example.org", NULL};
+        char *writes[] = {"Up.Example.org", NULL};
+        char *passes[] = {"pin.example.org", NULL};
+        assert_int_equal(cp_config_egress_add(&cfg, folder, reads, CP_HOST_READ, &err), 0);
+        assert_int_equal(cp_config_egress_add(&cfg, folder, writes, CP_HOST_WRITE, &err), 0);
+        assert_int_equal(cp_config_egress_add(&cfg, folder, passes, CP_HOST_PASS, &err), 0);
+    }
+    cleanup_config struct cp_config cfg = {0};
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    json_object *list = cp_config_egress(&cfg, folder);
+    assert_int_equal(json_object_array_length(list), 3);
+    const char *want[][2] = {{"read.example.org", "read"},
+                             {"up.example.org", "write"},
+                             {"pin.example.org", "pass-through"}};
+    for (size_t i = 0; i < 3; i++) {
+        enum cp_host_mode mode;
+        json_object *item = json_object_array_get_idx(list, i);
+        assert_string_equal(cp_config_egress_item(item, &mode), want[i][0]);
+        assert_string_equal(cp_host_mode_name(mode), want[i][1]);
+    }
+    assert_true(json_object_is_type(json_object_array_get_idx(list, 0), json_type_string));
+    /* Back to read: a plain string again, in its place. */
+    char *back[] = {"up.example.org", NULL};
+    assert_int_equal(cp_config_egress_add(&cfg, folder, back, CP_HOST_READ, &err), 0);
+    list = cp_config_egress(&cfg, folder);
+    assert_int_equal(json_object_array_length(list), 3);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(list, 1)),
+                        "up.example.org");
+    /* remove finds an object item by its host. */
+    char *rm[] = {"PIN.example.org", NULL};
+    assert_int_equal(cp_config_egress_remove(&cfg, folder, rm, &err), 0);
+    assert_int_equal(json_object_array_length(cp_config_egress(&cfg, folder)), 2);
+}
+
+/* A file written before modes: plain strings, every host read. */
+static void test_settings__egress_old_file__loads_every_host_read(void **state)
+{
+    write_config(
+        "{\"egress\": {\"/w\": [\"a.example.org\", \"*.b.example\"], \"/v\": \"allow-all\"}}");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    json_object *list = cp_config_egress(&cfg, "/w");
+    assert_int_equal(json_object_array_length(list), 2);
+    enum cp_host_mode mode = CP_HOST_PASS;
+    assert_string_equal(cp_config_egress_item(json_object_array_get_idx(list, 1), &mode),
+                        "*.b.example");
+    assert_int_equal(mode, CP_HOST_READ);
+}
+
+static void expect_config_refused(const char *text, const char *words)
+{
+    write_config(text);
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_true(cp_config_load(&cfg, &err) < 0);
+    if (strstr(err->msg, words) == NULL)
+        fail_msg("%s: expected '%s' in: %s", text, words, err->msg);
+    assert_non_null(err->hint);
+}
+
+static void test_settings__egress_bad_mode__refused_with_the_modes_named(void **state)
+{
+    write_config("{\"egress\": {\"/w\": [{\"host\": \"a.example.org\", \"mode\": \"upload\"}]}}");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_true(cp_config_load(&cfg, &err) < 0);
+    assert_non_null(strstr(err->msg, "egress.\"/w\"[0]"));
+    assert_non_null(strstr(err->msg, "'upload'"));
+    assert_non_null(strstr(err->msg, "\"pass-through\""));
+    assert_non_null(strstr(err->hint, "\"write\""));
+    /* Misspelt, missing or wrong-typed parts are refused, never read as read-only. */
+    expect_config_refused(
+        "{\"egress\": {\"/w\": [{\"host\": \"a.example.org\", \"mdoe\": \"write\"}]}}", "'mdoe'");
+    expect_config_refused("{\"egress\": {\"/w\": [{\"host\": \"a.example.org\"}]}}", "(none)");
+    expect_config_refused("{\"egress\": {\"/w\": [{\"host\": \"a.example.org\", \"mode\": 1}]}}",
+                          "mode");
+    expect_config_refused("{\"egress\": {\"/w\": [{\"mode\": \"write\"}]}}", "not a host name");
+    expect_config_refused("{\"egress\": {\"/w\": [{\"host\": \"10.0.0.1\", \"mode\": \"write\"}]}}",
+                          "'10.0.0.1'");
+    expect_config_refused("{\"egress\": {\"/w\": [7]}}", "'7'");
+    expect_config_refused("{\"egress\": {\"/w\": [\"a.example.org\", {\"host\": \"A.example.org\", "
+                          "\"mode\": \"write\"}]}}",
+                          "twice");
+    /* The same host twice with one mode is what older versions allowed: still loads. */
+    write_config("{\"egress\": {\"/w\": [\"a.example.org\", \"a.example.org\"]}}");
+    cleanup_config struct cp_config twice = {0};
+    cleanup_error cp_error_t err2 = NULL;
+    assert_int_equal(cp_config_load(&twice, &err2), 0);
+}
+
+static char *scratch_file(const char *name, const char *text)
+{
+    char *path = xasprintf("%s/%s", scratch, name);
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_write_file_atomic(path, text, strlen(text), 0600, &err), 0);
+    return path;
+}
+
+static void expect_ca_refused(const char *path, const char *words)
+{
+    write_config("{}");
+    cleanup_config struct cp_config cfg = {0};
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    assert_int_equal(cp_config_set(&cfg, "egress.ca_file", path, &err), CP_ERR_USAGE);
+    if (strstr(err->msg, words) == NULL)
+        fail_msg("%s: expected '%s' in: %s", path, words, err->msg);
+    assert_non_null(strstr(err->hint, "BEGIN CERTIFICATE"));
+    cleanup_config struct cp_config again = {0};
+    cleanup_error cp_error_t err2 = NULL;
+    assert_int_equal(cp_config_load(&again, &err2), 0);
+    assert_null(cp_config_egress_ca_file(&again));
+}
+
+static void test_settings__egress_ca_file__checked_on_set_stored_absolute(void **state)
+{
+    cleanup_free char *missing = xasprintf("%s/no-such.pem", scratch);
+    cleanup_free char *der = scratch_file("ca.der", "0\x82\x01\x0a not a PEM file\n");
+    cleanup_free char *dir = xasprintf("%s/ca-dir", scratch);
+    cleanup_free char *fifo = xasprintf("%s/fifo", scratch);
+    mkdir(dir, 0700);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    expect_ca_refused(missing, "cannot be used");
+    expect_ca_refused(der, "holds no PEM certificate");
+    expect_ca_refused(dir, "is not a regular file");
+    expect_ca_refused(fifo, "is not a regular file"); /* never opened: it would hang */
+    cleanup_free char *pem = scratch_file(
+        "ca.pem", "# a company CA\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    /* A relative path is stored absolute: it must mean one file from any folder. */
+    cleanup_free char *old_cwd = getcwd(NULL, 0);
+    assert_int_equal(chdir(scratch), 0);
+    cleanup_error cp_error_t err = NULL;
+    {
+        cleanup_config struct cp_config cfg = {0};
+        assert_int_equal(cp_config_load(&cfg, &err), 0);
+        assert_int_equal(cp_config_set(&cfg, "egress.ca_file", "ca.pem", &err), 0);
+    }
+    assert_int_equal(chdir(old_cwd), 0);
+    cleanup_free char *real = realpath(pem, NULL);
+    cleanup_config struct cp_config cfg = {0};
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    assert_string_equal(cp_config_egress_ca_file(&cfg), real);
+    assert_int_equal(cp_config_unset(&cfg, "egress.ca_file", &err), 0);
+    assert_null(cp_config_egress_ca_file(&cfg));
+    assert_int_equal(cp_config_unset(&cfg, "egress.ca_file", &err), 0); /* unset again: no error */
+    cleanup_config struct cp_config back = {0};
+    assert_int_equal(cp_config_load(&back, &err), 0);
+    assert_null(cp_config_egress_ca_file(&back));
+    /* Written by hand, only its shape is checked when loading: absolute. */
+    expect_config_refused("{\"egress.ca_file\": \"ca.pem\"}", "not an absolute path");
 }
 
 /* A person's "protected" entries add places: the one list's keys stay covered whatever the
@@ -403,6 +569,10 @@ int main(void)
         cmocka_unit_test(test_settings__egress_key_by_hand__trailing_slash_and_symlink_match),
         cmocka_unit_test(test_settings__egress_remove__last_host_drops_entry_unknown_refused),
         cmocka_unit_test(test_settings__egress_allow_all__on_then_off_then_add),
+        cmocka_unit_test(test_settings__egress_modes__round_trip_and_change),
+        cmocka_unit_test(test_settings__egress_old_file__loads_every_host_read),
+        cmocka_unit_test(test_settings__egress_bad_mode__refused_with_the_modes_named),
+        cmocka_unit_test(test_settings__egress_ca_file__checked_on_set_stored_absolute),
         cmocka_unit_test(test_protected__config_list__adds_never_replaces),
         cmocka_unit_test(test_workdir__home_its_holders_and_root__refused),
     };
