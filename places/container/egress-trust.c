@@ -369,7 +369,7 @@ int cp_egress_box_bundle(struct cp_engine *e, const char *image_id, const char *
 
 int cp_egress_extra_trust(const struct cp_config *cfg, char **out, cp_error_t *err)
 {
-    const char *path = cfg != NULL ? cp_config_get(cfg, "egress.ca_file") : NULL;
+    const char *path = cfg != NULL ? cp_config_egress_ca_file(cfg) : NULL;
     *out = NULL;
     if (path == NULL)
         return 0;
