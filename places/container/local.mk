@@ -16,6 +16,7 @@ libconch_la_SOURCES += \
 	places/container/egress-image.c places/container/egress-image.h \
 	places/container/sidecar.c places/container/sidecar.h \
 	places/container/egress-trust.c places/container/egress-trust.h \
+	places/container/sign-in-send.c places/container/sign-in-send.h \
 	places/container/place-container.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h

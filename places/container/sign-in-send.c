@@ -1,0 +1,106 @@
+/* The sign-ins' way into the sidecar (sign-in-send.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "places/container/sign-in-send.h"
+#include "places/container/stream.h"
+#include "src/base/buf.h"
+#include "src/base/log.h"
+#include "src/base/util.h"
+
+#define ACK_MAX (64 * 1024) /* what the sidecar may print before our answer */
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Standard output's frames, joined; other streams' frames are skipped. */
+static size_t stdout_text(const char *data, size_t len, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t at = 0; at + 8 <= len;) {
+        const uint8_t *h = (const uint8_t *)data + at;
+        uint32_t n = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7];
+        size_t take = n <= len - at - 8 ? n : len - at - 8;
+        if (h[0] == 1 && o + take < cap) {
+            memcpy(out + o, data + at + 8, take);
+            o += take;
+        }
+        at += 8 + take;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+bool cp_sign_in_ack_seen(const char *data, size_t len, const char *id)
+{
+    cleanup_free char *text = xmalloc(len + 1);
+    stdout_text(data, len, text, len + 1);
+    cleanup_free char *want = xasprintf("sign-ins %s", id);
+    size_t wl = strlen(want);
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        if (nl == NULL)
+            break; /* a line is whole only with its newline */
+        if ((size_t)(nl - line) >= wl && strncmp(line, want, wl) == 0 &&
+            (line[wl] == '\n' || line[wl] == ' '))
+            return true;
+        line = nl + 1;
+    }
+    return false;
+}
+
+static int wait_ack(int fd, struct cp_buf *got, const char *id, cp_error_t *err)
+{
+    uint64_t end = now_ms() + CP_SIGN_IN_ACK_MS;
+    char chunk[4096];
+    while (!cp_sign_in_ack_seen(got->data ? got->data : "", got->len, id)) {
+        uint64_t now = now_ms();
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = now < end ? poll(&p, 1, (int)(end - now)) : 0;
+        if (r < 0 && errno == EINTR)
+            return cp_error_make(err, CP_ERR_INTERRUPTED, errno, "interrupted");
+        if (r <= 0)
+            return cp_error_make(err, CP_ERR_FAILED, 0,
+                                 "the egress sidecar did not take the sign-ins within %d ms",
+                                 CP_SIGN_IN_ACK_MS);
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n <= 0)
+            return cp_error_make(err, CP_ERR_FAILED, n < 0 ? errno : 0,
+                                 "the egress sidecar closed its stream before taking the "
+                                 "sign-ins");
+        if (cp_buf_append(got, chunk, (size_t)n) < 0)
+            return cp_error_make(err, CP_ERR_FAILED, 0, "the egress sidecar said too much");
+    }
+    return 0;
+}
+
+int cp_sidecar_send_sign_ins(struct cp_engine *e, const struct cp_sidecar *s, const char *line,
+                             const char *id, cp_error_t *err)
+{
+    cleanup_free char *path =
+        xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=0", s->id);
+    cleanup_close int fd = -1;
+    cleanup_buf struct cp_buf got;
+    cp_buf_init(&got, ACK_MAX);
+    if (cp_stream_hijack(e, "POST", path, NULL, &fd, &got, err) < 0)
+        return cp_error_wrap(err, "attaching to the egress sidecar");
+    if (cp_write_all(fd, line, strlen(line)) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "writing to the egress sidecar");
+    if (wait_ack(fd, &got, id, err) < 0) {
+        cp_error_hint(err, "Remove the sidecar ('conch-place clean') so that the next run makes "
+                           "it again, or run with --unsealed.");
+        return cp_error_code(err);
+    }
+    cp_debug("sign-ins in force in %s", s->name);
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* Handing the person's sign-ins to a folder's sidecar (issue 19). The sidecar keeps its standard
+ * input open for its whole life; each sealed run attaches to it through the engine's API and
+ * writes one line, the whole table read afresh for that run, then waits for the sidecar to say
+ * on its standard output that the line with this run's id is in force, so the box's first
+ * request already carries them. Only whoever may use the engine can attach: no box can, and
+ * nothing goes through argv, a file or a log. */
+#ifndef CONCH_SIGN_IN_SEND_H
+#define CONCH_SIGN_IN_SEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "places/container/engine.h"
+#include "places/container/sidecar.h"
+#include "src/base/error.h"
+
+/* How long the sidecar has to say the table is in force. */
+#define CP_SIGN_IN_ACK_MS 3000
+
+/* Writes line (one JSON document ending in '\n', carrying "id": id) to the sidecar's standard
+ * input and waits for "sign-ins ID" on its standard output. */
+int cp_sidecar_send_sign_ins(struct cp_engine *e, const struct cp_sidecar *s, const char *line,
+                             const char *id, cp_error_t *err);
+
+/* Whether the engine's multiplexed frames in data hold "sign-ins ID" as a whole line of
+ * standard output (other streams and other runs' ids do not count). For the unit tests. */
+bool cp_sign_in_ack_seen(const char *data, size_t len, const char *id);
+
+#endif
