@@ -42,6 +42,15 @@ static char *dup_or_null(const char *s)
     return s != NULL ? xstrdup(s) : NULL;
 }
 
+/* Refusals, and the failures whose way on is the person's: a far side's certificate that did
+ * not verify (egress.ca_file), a sign-in the far side refused (the file to renew it in). */
+static bool told(const char *verdict, const char *reason)
+{
+    return strcmp(verdict, "refused") == 0 ||
+           (strcmp(verdict, "failed") == 0 &&
+            (strcmp(reason, "upstream-cert") == 0 || strcmp(reason, "sign-in-refused") == 0));
+}
+
 static void take(const char *line, size_t len, const char *box, struct cp_egress_refusal **v,
                  size_t *n)
 {
@@ -52,12 +61,11 @@ static void take(const char *line, size_t len, const char *box, struct cp_egress
     const char *target = cp_json_str(o, "host"), *reason = cp_json_str(o, "reason");
     const char *method = cp_json_str(o, "method"), *path = cp_json_str(o, "path");
     if (b == NULL || verdict == NULL || target == NULL || target[0] == '\0' || reason == NULL ||
-        strcmp(b, box) != 0 || strcmp(verdict, "refused") != 0 ||
-        seen(*v, *n, target, reason, method, path))
+        strcmp(b, box) != 0 || !told(verdict, reason) || seen(*v, *n, target, reason, method, path))
         return;
     *v = xrealloc(*v, (*n + 1) * sizeof(**v));
     (*v)[*n] = (struct cp_egress_refusal){xstrdup(target), xstrdup(reason), dup_or_null(method),
-                                          dup_or_null(path)};
+                                          dup_or_null(path), dup_or_null(cp_json_str(o, "source"))};
     (*n)++;
 }
 
@@ -82,6 +90,7 @@ void cp_egress_refusals_free(struct cp_egress_refusal *v, size_t n)
         free(v[i].reason);
         free(v[i].method);
         free(v[i].path);
+        free(v[i].source);
     }
     free(v);
 }
@@ -90,6 +99,11 @@ void cp_egress_refusals_free(struct cp_egress_refusal *v, size_t n)
 static bool entry_allows(const struct cp_egress_refusal *r)
 {
     return strcmp(r->reason, "not-listed") == 0;
+}
+
+static bool is_failure(const struct cp_egress_refusal *r)
+{
+    return strcmp(r->reason, "sign-in-refused") == 0 || strcmp(r->reason, "upstream-cert") == 0;
 }
 
 /* An upload to a listed host: a --write entry lets it go. */
@@ -164,7 +178,7 @@ static void no_entry_line(struct cp_buf *b, const struct cp_egress_refusal *v, s
 {
     bool any = false;
     for (size_t i = 0; i < n; i++) {
-        if (entry_allows(&v[i]) || write_allows(&v[i]) || v[i].method != NULL)
+        if (entry_allows(&v[i]) || write_allows(&v[i]) || v[i].method != NULL || is_failure(&v[i]))
             continue;
         add(b, any ? ", " : "No entry on the list can allow ");
         add(b, v[i].target);
@@ -174,6 +188,27 @@ static void no_entry_line(struct cp_buf *b, const struct cp_egress_refusal *v, s
         add(b, ": the sidecar refuses an IP address, another port than 443 and plain HTTP "
                "whatever the list holds. Only --unsealed reaches it, by running the command "
                "outside the seal.\n");
+}
+
+/* The far side's certificate, and a refused sign-in: each with its one step. */
+static void failure_lines(struct cp_buf *b, const struct cp_egress_refusal *v, size_t n)
+{
+    bool trust = false;
+    for (size_t i = 0; i < n; i++) {
+        cleanup_free char *line = NULL;
+        if (strcmp(v[i].reason, "sign-in-refused") == 0)
+            line = xasprintf("%s refused the sign-in the sidecar added from %s: renew the "
+                             "credential there, then run the command again.\n",
+                             v[i].target, v[i].source ? v[i].source : "your settings");
+        else if (strcmp(v[i].reason, "upstream-cert") == 0 && !trust) {
+            trust = true;
+            line = xstrdup("A certificate that does not verify against this computer's roots: "
+                           "for a self-hosted server or a company's inspecting proxy, give its CA "
+                           "with 'conch-place config set egress.ca_file FILE'.\n");
+        }
+        if (line != NULL)
+            add(b, line);
+    }
 }
 
 char *cp_egress_hint_words(const struct cp_egress_refusal *v, size_t n, const char *reach)
@@ -186,6 +221,7 @@ char *cp_egress_hint_words(const struct cp_egress_refusal *v, size_t n, const ch
     add(&b, reaches);
     entry_lines(&b, v, n);
     no_entry_line(&b, v, n);
+    failure_lines(&b, v, n);
     if (b.len > 0 && b.data[b.len - 1] == '\n')
         b.len--; /* cp_say ends the line */
     (void)cp_buf_append(&b, "", 1);

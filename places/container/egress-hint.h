@@ -6,14 +6,17 @@
 
 #include "src/base/error.h"
 
-/* One refusal as the proxy's decision log names it: the host (or the request's target when it
- * named none), the reason's slug ("not-listed", "ip-literal", "port", "method", ...), and for a
- * request refused inside a tunnel the sidecar ended, its method and path (else NULL). */
+/* One refusal as the proxy's decision log names it (and two failures a person can act on: a far
+ * side whose certificate did not verify, and a sign-in the far side refused): the host (or the
+ * request's target when it named none), the reason's slug ("not-listed", "ip-literal", "port",
+ * "method", ...), and for a request refused inside a tunnel the sidecar ended, its method and path
+ * (else NULL). */
 struct cp_egress_refusal {
     char *target;
     char *reason;
     char *method;
     char *path;
+    char *source; /* a sign-in the far side refused: where it came from (a file), else NULL */
 };
 
 /* The distinct refusals for box in log text (the sidecar's log as the engine hands it back,

@@ -485,6 +485,28 @@ static void test_hint__refused_upload__offers_write(void **state)
     assert_null(strstr(w, "No entry on the list"));
 }
 
+/* Two failures with a step of the person's: a certificate (egress.ca_file) and a refused
+ * sign-in (the file to renew it in); neither offers an entry. */
+static void test_hint__failures__name_their_step(void **state)
+{
+    static const char log[] =
+        "{\"box\":\"b1\",\"host\":\"git.corp.example\",\"port\":443,\"verdict\":\"failed\","
+        "\"reason\":\"upstream-cert\"}\n"
+        "{\"box\":\"b1\",\"host\":\"npm.corp.example\",\"port\":443,\"verdict\":\"failed\","
+        "\"reason\":\"sign-in-refused\",\"method\":\"GET\",\"path\":\"/pkg\","
+        "\"source\":\"~/.npmrc\"}\n"
+        "{\"box\":\"b1\",\"host\":\"slow.example\",\"port\":443,\"verdict\":\"failed\","
+        "\"reason\":\"dns\"}\n";
+    size_t n = 0;
+    cleanup_free char *w = hint_for(log, sizeof(log) - 1, &n);
+    assert_int_equal(n, 2); /* a name that did not resolve is no step of the person's */
+    assert_non_null(strstr(w, "config set egress.ca_file"));
+    assert_non_null(strstr(w, "npm.corp.example refused the sign-in the sidecar added from "
+                              "~/.npmrc: renew the credential there"));
+    assert_null(strstr(w, "hosts add"));
+    assert_null(strstr(w, "No entry on the list"));
+}
+
 static void test_hint__refused_name__offers_hosts_add(void **state)
 {
     size_t n = 0;
@@ -570,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_hint__log__this_box_refusals_once_each),
         cmocka_unit_test(test_hint__refused_name__offers_hosts_add),
         cmocka_unit_test(test_hint__refused_upload__offers_write),
+        cmocka_unit_test(test_hint__failures__name_their_step),
         cmocka_unit_test(test_hint__ip_literal__no_entry_names_unsealed),
         cmocka_unit_test(test_hint__other_port__no_entry_names_unsealed),
         cmocka_unit_test(test_hint__plain_http__no_entry_names_unsealed),
