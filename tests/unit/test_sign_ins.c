@@ -379,14 +379,28 @@ static void test_sign_ins__git_no_credential__no_sign_in(void **state)
 static void test_sign_ins__git_folder_helper__never_run(void **state)
 {
     /* The work folder's own .git/config names a helper: git runs from /, so it is not read. */
+    pid_t pid = fork();
+    if (pid == 0) { /* a real repository, so a git run in the folder would read its config */
+        execlp("git", "git", "init", "-q", work, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    assert_int_equal(status, 0);
     cleanup_free char *mark = xasprintf("%s/ran", scratch);
     cleanup_free char *cfg = xasprintf("[remote \"origin\"]\n\turl = https://h.example/r\n"
-                                       "[credential]\n\thelper = \"!touch %s; echo password=x\"\n",
+                                       "[credential]\n\thelper = \"!touch %s; echo password=x\"\n"
+                                       "[core]\n\trepositoryformatversion = 0\n",
                                        mark);
     put(work, ".git/config", cfg);
     put(home, ".gitconfig", "");
+    char back[4096];
+    assert_non_null(getcwd(back, sizeof(back)));
+    assert_int_equal(chdir(work), 0); /* where conch-place usually runs */
     cleanup_sign_ins struct cp_sign_ins s = {0};
-    assert_int_equal(collect(&s), 0);
+    int r = collect(&s);
+    assert_int_equal(chdir(back), 0);
+    assert_int_equal(r, 0);
     assert_int_equal(access(mark, F_OK), -1);
     assert_int_equal(s.n, 0);
 }
