@@ -96,7 +96,7 @@ static bool public_registry(const char *host, enum cp_registry_family family)
  * the host's), or NULL. */
 static char *reachable_host(const char *url)
 {
-    cleanup_url struct cp_url u;
+    cleanup_url struct cp_url u = {0};
     if (cp_url_parse(url, &u) < 0 || !u.https || (u.port != NULL && strcmp(u.port, "443") != 0))
         return NULL;
     cleanup_free char *bare = xasprintf("https://%s%s", u.host, u.path);
@@ -105,11 +105,11 @@ static char *reachable_host(const char *url)
 
 /* Each registry one file names that is not a public one of family: it joins the list, and the
  * first one found is why the family's public registries are left off. */
-static void moved(struct cp_allowlist *l, char **urls, enum cp_registry_family family,
-                  const char *shown, char **why_out)
+static void moved(struct cp_allowlist *l, const struct cp_sign_ins *signs, char **urls,
+                  enum cp_registry_family family, const char *shown, char **why_out)
 {
     for (size_t i = 0; urls[i] != NULL; i++) {
-        cleanup_url struct cp_url u;
+        cleanup_url struct cp_url u = {0};
         bool parsed = cp_url_parse(urls[i], &u) == 0;
         if (parsed && public_registry(u.host, family))
             continue;
@@ -120,8 +120,11 @@ static void moved(struct cp_allowlist *l, char **urls, enum cp_registry_family f
             continue;
         if (host != NULL)
             *why_out = xasprintf("moved: %s sends installs to %s instead, which the box reaches "
-                                 "with your sign-in added by the sidecar",
-                                 shown, host);
+                                 "%s",
+                                 shown, host,
+                                 cp_sign_ins_has(signs, host)
+                                     ? "with your sign-in added by the sidecar"
+                                     : "as it is (no sign-in found for it)");
         else
             *why_out = xasprintf("moved: %s sends installs to %s instead, which a sealed box "
                                  "cannot reach (https on port 443 only)",
@@ -131,9 +134,9 @@ static void moved(struct cp_allowlist *l, char **urls, enum cp_registry_family f
 
 typedef char **(*reader_fn)(const char *, size_t);
 
-static int check_file(struct cp_allowlist *l, const char *path, const char *shown,
-                      reader_fn reader, enum cp_registry_family family, char **why_out,
-                      cp_error_t *err)
+static int check_file(struct cp_allowlist *l, const struct cp_allowlist_sources *src,
+                      const char *path, const char *shown, reader_fn reader,
+                      enum cp_registry_family family, char **why_out, cp_error_t *err)
 {
     cleanup_free char *text = NULL;
     size_t len = 0;
@@ -144,7 +147,7 @@ static int check_file(struct cp_allowlist *l, const char *path, const char *show
     /* pip's index addresses may hold a password: wiped with the text. */
     cleanup_strv_secret char **urls = reader(text, len);
     explicit_bzero(text, len);
-    moved(l, urls, family, shown, why_out);
+    moved(l, src->sign_ins, urls, family, shown, why_out);
     return 0;
 }
 
@@ -172,7 +175,7 @@ static int moved_families(const struct cp_allowlist_sources *src, struct cp_allo
     };
     int r = 0;
     for (size_t i = 0; i < ARRAY_SIZE(files) && r == 0; i++)
-        r = check_file(l, files[i].path, files[i].shown ? files[i].shown : files[i].path,
+        r = check_file(l, src, files[i].path, files[i].shown ? files[i].shown : files[i].path,
                        files[i].reader, files[i].why == npm_out ? CP_REG_NPM : CP_REG_PYPI,
                        files[i].why, err);
     for (size_t i = 0; i < ARRAY_SIZE(files); i++)

@@ -249,7 +249,7 @@ static bool fields(char *rec, char **f, size_t n)
 static bool nerf_split(const char *nerf, const char *source, char **host_out, char **prefix_out)
 {
     cleanup_free char *url = xasprintf("https://%s", nerf);
-    cleanup_url struct cp_url u;
+    cleanup_url struct cp_url u = {0};
     if (cp_url_parse(url, &u) < 0 || u.user != NULL || !reachable(&u, source))
         return false;
     *host_out = xstrdup(u.host);
@@ -339,7 +339,7 @@ static int npm_file(struct cp_sign_ins *s, const char *path, const char *shown, 
 static void add_for_url(struct cp_sign_ins *s, const char *url, char *authorization,
                         const char *source, char *(*prefix_of)(const char *))
 {
-    cleanup_url struct cp_url u;
+    cleanup_url struct cp_url u = {0};
     if (authorization == NULL)
         return;
     if (cp_url_parse(url, &u) < 0 || !reachable(&u, source)) {
@@ -353,7 +353,7 @@ static void add_for_url(struct cp_sign_ins *s, const char *url, char *authorizat
 /* The Basic header of the user:password in url, or NULL. */
 static char *url_basic(const char *url)
 {
-    cleanup_url struct cp_url u;
+    cleanup_url struct cp_url u = {0};
     if (cp_url_parse(url, &u) < 0 || u.user == NULL || u.password == NULL)
         return NULL;
     return basic(u.user, u.password);
@@ -468,7 +468,7 @@ static char *netrc_basic(char **netrc, const char *host)
 static void pip_urls(struct cp_sign_ins *s, char **urls, char **netrc, const char *shown)
 {
     for (size_t i = 0; urls[i] != NULL; i++) {
-        cleanup_url struct cp_url u;
+        cleanup_url struct cp_url u = {0};
         if (cp_url_parse(urls[i], &u) < 0)
             continue;
         char *a = url_basic(urls[i]);
@@ -485,7 +485,7 @@ static void pip_urls(struct cp_sign_ins *s, char **urls, char **netrc, const cha
 
 static void git_remote(struct cp_sign_ins *s, const char *url)
 {
-    cleanup_url struct cp_url u;
+    cleanup_url struct cp_url u = {0};
     cleanup_free char *host = cp_url_https_host(url);
     if (host == NULL || cp_url_parse(url, &u) < 0 || u.user != NULL)
         return; /* not https on 443, or a name in it: the allow-list leaves such a remote off */
