@@ -119,12 +119,12 @@ static void moved(struct cp_allowlist *l, const struct cp_sign_ins *signs, char 
         if (*why_out != NULL)
             continue;
         if (host != NULL)
-            *why_out = xasprintf("moved: %s sends installs to %s instead, which the box reaches "
-                                 "%s",
-                                 shown, host,
-                                 cp_sign_ins_has(signs, host)
-                                     ? "with your sign-in added by the sidecar"
-                                     : "as it is (no sign-in found for it)");
+            *why_out =
+                xasprintf("moved: %s sends installs to %s instead, which the box reaches "
+                          "%s",
+                          shown, host,
+                          cp_sign_ins_has(signs, host) ? "with your sign-in added by the sidecar"
+                                                       : "as it is (no sign-in found for it)");
         else
             *why_out = xasprintf("moved: %s sends installs to %s instead, which a sealed box "
                                  "cannot reach (https on port 443 only)",
@@ -170,8 +170,7 @@ static int moved_families(const struct cp_allowlist_sources *src, struct cp_allo
         {xasprintf("%s/.yarnrc.yml", src->home), "~/.yarnrc.yml", cp_yarnrc_registries, npm_out},
         {xasprintf("%s/.bunfig.toml", src->home), "~/.bunfig.toml", cp_bunfig_registries, npm_out},
         {xasprintf("%s/pip/pip.conf", xdg), "pip's pip.conf", cp_pipconf_indexes, pypi_out},
-        {xasprintf("%s/.pip/pip.conf", src->home), "~/.pip/pip.conf", cp_pipconf_indexes,
-         pypi_out},
+        {xasprintf("%s/.pip/pip.conf", src->home), "~/.pip/pip.conf", cp_pipconf_indexes, pypi_out},
     };
     int r = 0;
     for (size_t i = 0; i < ARRAY_SIZE(files) && r == 0; i++)

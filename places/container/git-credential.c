@@ -25,17 +25,17 @@ extern char **environ;
 
 /* Taken out of the environment git gets; the ones set after are given anew. */
 static const char *const dropped[] = {
-    "GIT_ASKPASS=",   "SSH_ASKPASS=",      "GIT_TERMINAL_PROMPT=", "GIT_DIR=",
-    "GIT_WORK_TREE=", "GIT_COMMON_DIR=",   "GIT_CONFIG=",          "GIT_PREFIX=",
-    "GCM_INTERACTIVE=", "GIT_TRACE=",      "GIT_TRACE2=",          "GIT_CURL_VERBOSE=",
-    "GIT_TRACE_CURL=", "GIT_TRACE2_EVENT=", "GIT_TRACE2_PERF=",    NULL,
+    "GIT_ASKPASS=",     "SSH_ASKPASS=",      "GIT_TERMINAL_PROMPT=", "GIT_DIR=",
+    "GIT_WORK_TREE=",   "GIT_COMMON_DIR=",   "GIT_CONFIG=",          "GIT_PREFIX=",
+    "GCM_INTERACTIVE=", "GIT_TRACE=",        "GIT_TRACE2=",          "GIT_CURL_VERBOSE=",
+    "GIT_TRACE_CURL=",  "GIT_TRACE2_EVENT=", "GIT_TRACE2_PERF=",     NULL,
 };
 
 /* GIT_ASKPASS empty: git then asks no askpass program, not even SSH_ASKPASS's. GCM_INTERACTIVE
  * is Git Credential Manager's own switch for its windows. The traces would write the password
  * where a log could keep it. */
-static const char *const added[] = {"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=",
-                                    "GCM_INTERACTIVE=never", NULL};
+static const char *const added[] = {"GIT_TERMINAL_PROMPT=0",
+                                    "GIT_ASKPASS=", "GCM_INTERACTIVE=never", NULL};
 
 static bool is_dropped(const char *entry)
 {
@@ -62,14 +62,9 @@ static char **child_env(void)
 
 static void run_git(int in, int out, char **env)
 {
-    static char *const argv[] = {"git",
-                                 "-c",
-                                 "core.askPass=",
-                                 "-c",
-                                 "credential.interactive=never",
-                                 "credential",
-                                 "fill",
-                                 NULL};
+    static char *const argv[] = {
+        "git",  "-c", "core.askPass=", "-c", "credential.interactive=never", "credential",
+        "fill", NULL};
     (void)setsid();
     signal(SIGPIPE, SIG_DFL);
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);

@@ -206,8 +206,7 @@ static int home_copies(struct container_state *s, cp_error_t *err)
     if (cp_home_dir(&home, err) < 0)
         return cp_error_code(err);
     const char *xdg = getenv("XDG_CONFIG_HOME");
-    return cp_protect_home_copies(&s->prot, s->name, home, xdg && xdg[0] == '/' ? xdg : NULL,
-                                  err);
+    return cp_protect_home_copies(&s->prot, s->name, home, xdg && xdg[0] == '/' ? xdg : NULL, err);
 }
 
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
@@ -247,9 +246,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     if (cp_protect_make_copies(&s->prot, s->name, err) < 0 ||
         (req->sealed && home_copies(s, err) < 0))
         return cp_error_code(err);
-    if (req->sealed &&
-        cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id, &s->seal,
-                        err) < 0)
+    if (req->sealed && cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id,
+                                       &s->seal, err) < 0)
         return cp_error_code(err);
     if (req->sealed)
         cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);

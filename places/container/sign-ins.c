@@ -50,8 +50,8 @@ static void add(struct cp_sign_ins *s, const char *host, const char *prefix, cha
         return;
     }
     s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-    s->v[s->n++] = (struct cp_sign_in){xstrdup(host), xstrdup(prefix), authorization,
-                                       xstrdup(source)};
+    s->v[s->n++] =
+        (struct cp_sign_in){xstrdup(host), xstrdup(prefix), authorization, xstrdup(source)};
 }
 
 static char *basic(const char *user, const char *password)
@@ -540,8 +540,7 @@ struct source {
     int (*read)(struct cp_sign_ins *, const char *, const char *, cp_error_t *);
 };
 
-static int pip_files(struct cp_sign_ins *s, const struct cp_allowlist_sources *src,
-                     cp_error_t *err)
+static int pip_files(struct cp_sign_ins *s, const struct cp_allowlist_sources *src, cp_error_t *err)
 {
     cleanup_free char *xdg =
         src->xdg_config ? xstrdup(src->xdg_config) : xasprintf("%s/.config", src->home);
@@ -590,8 +589,7 @@ int cp_sign_ins_collect(const struct cp_allowlist_sources *src, struct cp_sign_i
         return cp_error_wrap(err, "while finding your sign-ins");
     }
     for (size_t i = 0; i < out->n; i++)
-        cp_debug("a sign-in for %s%s from %s", out->v[i].host, out->v[i].prefix,
-                 out->v[i].source);
+        cp_debug("a sign-in for %s%s from %s", out->v[i].host, out->v[i].prefix, out->v[i].source);
     return 0;
 }
 

@@ -335,8 +335,8 @@ static void yarn_entry(struct yarn_walk *w, yaml_node_t *map, const char *server
 }
 
 /* Each value of the mapping under key, as an entry; with_key: its key is the server. */
-static void yarn_each(struct yarn_walk *w, yaml_node_t *root, const char *key,
-                      const char *fallback, bool with_key)
+static void yarn_each(struct yarn_walk *w, yaml_node_t *root, const char *key, const char *fallback,
+                      bool with_key)
 {
     yaml_node_t *m = yaml_document_get_node(w->doc, lookup(w->doc, root, key));
     if (m == NULL || m->type != YAML_MAPPING_NODE)

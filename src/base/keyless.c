@@ -178,8 +178,8 @@ static bool bunfig_line(char *line)
         return true;
     bool secret = false;
     for (char *p = open + 1; *p && !secret; p++)
-        secret = (p[-1] == '{' || p[-1] == ',' || p[-1] == ' ' || p[-1] == '\t') &&
-                 bun_secret_key_at(p);
+        secret =
+            (p[-1] == '{' || p[-1] == ',' || p[-1] == ' ' || p[-1] == '\t') && bun_secret_key_at(p);
     if (!secret)
         return true;
     char *url = strstr(open, "url");

@@ -291,6 +291,15 @@ static void test_sign_ins__netrc_default__used_when_no_machine(void **state)
     assert_string_equal(find(&s, "idx.example", "/pypi/")->authorization, want);
 }
 
+static void test_sign_ins__pip_no_credential__no_sign_in(void **state)
+{
+    /* No user in the address and no ~/.netrc: nothing, and nothing freed that was not made. */
+    put(home, ".pip/pip.conf", "[global]\nindex-url = https://idx.example/simple/\n");
+    cleanup_sign_ins struct cp_sign_ins s = {0};
+    assert_int_equal(collect(&s), 0);
+    assert_int_equal(s.n, 0);
+}
+
 static void test_sign_ins__unreadable_file__error(void **state)
 {
     /* A folder where the file should be cannot be read as one, by root either. */
@@ -412,9 +421,9 @@ static void test_sign_ins__git_helper_hangs__killed_at_deadline(void **state)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char *user = NULL, *password = NULL;
     cleanup_error cp_error_t err = NULL;
-    assert_int_equal(cp_git_credential_fill("git.corp.example", "org/repo.git", 700, &user,
-                                            &password, &err),
-                     CP_ERR_TIMEOUT);
+    assert_int_equal(
+        cp_git_credential_fill("git.corp.example", "org/repo.git", 700, &user, &password, &err),
+        CP_ERR_TIMEOUT);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     assert_true(took < 5);
@@ -558,6 +567,7 @@ int main(void)
         T(test_sign_ins__yarnrc_not_yaml__nothing),
         T(test_sign_ins__pip_url_userinfo__basic_decoded),
         T(test_sign_ins__netrc_default__used_when_no_machine),
+        T(test_sign_ins__pip_no_credential__no_sign_in),
         T(test_sign_ins__unreadable_file__error),
         T(test_sign_ins__message__one_line_of_json),
         T(test_sign_ins__git_store_helper__basic_for_remote_path),
