@@ -54,6 +54,7 @@ static void add(struct cp_host_why **v, size_t *n, const char *host, char *why)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
     (*v)[*n].why = why;
     (*v)[*n].mode = CP_HOST_READ;
+    (*v)[*n].sign_in = false; /* left-off entries are never marked */
     (*n)++;
 }
 

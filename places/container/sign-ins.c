@@ -133,7 +133,8 @@ char *cp_sign_in_expand(const char *value, bool bare, char **missing_out)
         size_t skip = p[0] == '\\' && p[1] == '$' ? 0 : variable_at(p, bare, &name, &optional);
         const char *val = skip ? getenv(name) : NULL;
         if (skip && val == NULL && !optional) {
-            cp_free_secret(out);
+            explicit_bzero(out, cap); /* not yet terminated: its length is not strlen's */
+            free(out);
             *missing_out = steal_pointer(&name);
             return NULL;
         }
