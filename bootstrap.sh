@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 mode=${1:-run}
 
 packages="build-essential autoconf automake libtool pkg-config clang clang-format \
-libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libssl-dev libcmocka-dev libc-ares-dev \
+libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libssl-dev libcmocka-dev libc-ares-dev libyaml-dev \
 curl ca-certificates git util-linux openssl python3"
 engine_packages="docker.io"
 [ "$mode" = test ] && engine_packages="docker.io podman catatonit runc busybox-static openssh-server jq python3-jsonschema"

@@ -1,6 +1,7 @@
 /* `hosts [--workdir DIR] [--json]`: the sealed box's allow-list, each host with how it may be
- * used and why it is on it, and the public registries left off with why; `hosts add|remove|
- * allow-all` change the folder's own entries. */
+ * used, why it is on it and whether the sidecar adds a sign-in there, and the public
+ * registries left off with why; `hosts add|remove|allow-all` change the folder's own
+ * entries. */
 #include "config.h"
 
 #include <errno.h>
@@ -177,7 +178,9 @@ static int hosts_handler(const struct cp_parsed *args, cp_error_t *err)
 
 static const struct cp_option options[] = {
     {"workdir", 0, "DIR", "the work folder (default: the current directory)"},
-    {"json", 0, NULL, "one JSON document: {\"allowed\": [...], \"left_off\": [...]}"},
+    {"json", 0, NULL,
+     "one JSON document: {\"allowed\": [...], \"left_off\": [...]}; \"sign_in\": true on a "
+     "host the sidecar signs in to"},
     {"write", 0, NULL, "with add: every method, so uploads go out to HOST"},
     {"pass-through", 0, NULL, "with add: a blind tunnel to HOST, no method rules"},
     {0},

@@ -91,6 +91,12 @@ tests_unit_test_allowlist_SOURCES = tests/unit/test_allowlist.c
 tests_unit_test_allowlist_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_allowlist_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_allowlist
+# The sign-ins the sidecar adds (a real git with a store helper, and one that hangs).
+check_PROGRAMS += tests/unit/test_sign_ins
+tests_unit_test_sign_ins_SOURCES = tests/unit/test_sign_ins.c
+tests_unit_test_sign_ins_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_sign_ins_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_sign_ins
 check_PROGRAMS += tests/unit/test_egress_trust
 tests_unit_test_egress_trust_SOURCES = tests/unit/test_egress_trust.c
 tests_unit_test_egress_trust_CFLAGS = $(TEST_CFLAGS)

@@ -1,6 +1,9 @@
 /* Builds the allow-list from the registries table, the person's registry settings, the work
- * folder's .git/config and config.json. Files are read as text (hostconf.c); git is never run,
- * because the folder's own configuration could make it run anything. */
+ * folder's .git/config and config.json. Files are read as text (hostconf.c); git is never run
+ * here, because the folder's own configuration could make it run anything (sign-ins.c runs it
+ * outside the folder). A registry the person moved to joins the list in read mode, and the
+ * public one it replaced is left off: a package meant for the person's registry must not come
+ * from a stranger's of the same name. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +15,8 @@
 #include "places/container/allowlist.h"
 #include "places/container/hostconf.h"
 #include "places/container/registries.h"
+#include "places/container/sign-ins.h"
+#include "places/container/signin-read.h"
 #include "places/egress/auth.h"
 #include "src/base/digest.h"
 #include "src/base/buf.h"
@@ -20,6 +25,8 @@
 #include "src/base/util.h"
 
 #define ENTRIES_MAX 1024
+#define YOURS       "your registry"
+#define SIGNED      "sign-in added by the sidecar"
 
 /* Where host is in v (case aside), or n when it is not. */
 static size_t find_at(const struct cp_host_why *v, size_t n, const char *host)
@@ -47,6 +54,7 @@ static void add(struct cp_host_why **v, size_t *n, const char *host, char *why)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
     (*v)[*n].why = why;
     (*v)[*n].mode = CP_HOST_READ;
+    (*v)[*n].sign_in = false; /* left-off entries are never marked */
     (*n)++;
 }
 
@@ -73,57 +81,106 @@ static int read_settings(const char *path, const char *shown, char **text_out, s
     return 0;
 }
 
-/* The registries one file names, as a reason to leave family off, or NULL when none moved it. */
-static char *moved(char **urls, enum cp_registry_family family, const char *shown)
+/* Whether host is a public registry of family: then naming it moves nothing. */
+static bool public_registry(const char *host, enum cp_registry_family family)
+{
+    const char *npm = cp_npm_default_host();
+    if (family == CP_REG_NPM && npm != NULL && strcasecmp(npm, host) == 0)
+        return true;
+    for (size_t k = 0; cp_registries[k].host != NULL; k++)
+        if (cp_registries[k].family == family && strcasecmp(cp_registries[k].host, host) == 0)
+            return true;
+    return false;
+}
+
+/* The host a box reaches url at (https, port 443; a user:password in it is the sign-in's, not
+ * the host's), or NULL. */
+static char *reachable_host(const char *url)
+{
+    cleanup_url struct cp_url u = {0};
+    if (cp_url_parse(url, &u) < 0 || !u.https || (u.port != NULL && strcmp(u.port, "443") != 0))
+        return NULL;
+    cleanup_free char *bare = xasprintf("https://%s%s", u.host, u.path);
+    return cp_url_https_host(bare);
+}
+
+/* Each registry one file names that is not a public one of family: it joins the list, and the
+ * first one found is why the family's public registries are left off. */
+static void moved(struct cp_allowlist *l, const struct cp_sign_ins *signs, char **urls,
+                  enum cp_registry_family family, const char *shown, char **why_out)
 {
     for (size_t i = 0; urls[i] != NULL; i++) {
-        cleanup_free char *host = cp_url_host(urls[i]);
-        const char *npm = cp_npm_default_host();
-        bool public =
-            host != NULL && family == CP_REG_NPM && npm != NULL && strcasecmp(npm, host) == 0;
-        for (size_t k = 0; host != NULL && cp_registries[k].host != NULL; k++)
-        public |= cp_registries[k].family == family && strcasecmp(cp_registries[k].host, host) == 0;
-        if (!public)
-            return host ? xasprintf("%s sends installs to %s instead", shown, host)
-                        : xasprintf("%s names a registry that is not an http(s) address", shown);
+        cleanup_url struct cp_url u = {0};
+        bool parsed = cp_url_parse(urls[i], &u) == 0;
+        if (parsed && public_registry(u.host, family))
+            continue;
+        cleanup_free char *host = reachable_host(urls[i]);
+        if (host != NULL)
+            add(&l->allowed, &l->nallowed, host, xasprintf(YOURS " (from %s)", shown));
+        if (*why_out != NULL)
+            continue;
+        if (host != NULL)
+            *why_out =
+                xasprintf("moved: %s sends installs to %s instead, which the box reaches "
+                          "%s",
+                          shown, host,
+                          cp_sign_ins_has(signs, host) ? "with your sign-in added by the sidecar"
+                                                       : "as it is (no sign-in found for it)");
+        else
+            *why_out = xasprintf("moved: %s sends installs to %s instead, which a sealed box "
+                                 "cannot reach (https on port 443 only)",
+                                 shown, parsed ? u.host : "an address that is not http(s)");
     }
-    return NULL;
 }
 
 typedef char **(*reader_fn)(const char *, size_t);
 
-static int check_file(const char *path, const char *shown, reader_fn reader,
+static int check_file(struct cp_allowlist *l, const struct cp_allowlist_sources *src,
+                      const char *path, const char *shown, reader_fn reader,
                       enum cp_registry_family family, char **why_out, cp_error_t *err)
 {
     cleanup_free char *text = NULL;
     size_t len = 0;
-    if (*why_out != NULL)
-        return 0;
     if (read_settings(path, shown, &text, &len, err) < 0)
         return cp_error_code(err);
     if (text == NULL)
         return 0;
-    cleanup_strv char **urls = reader(text, len);
-    *why_out = moved(urls, family, shown);
+    /* pip's index addresses may hold a password: wiped with the text. */
+    cleanup_strv_secret char **urls = reader(text, len);
+    explicit_bzero(text, len);
+    moved(l, src->sign_ins, urls, family, shown, why_out);
     return 0;
 }
 
-/* Why each family is left off (NULL: it stays on). */
-static int moved_families(const struct cp_allowlist_sources *src, char **npm_out, char **pypi_out,
-                          cp_error_t *err)
+/* Why each family is left off (NULL: it stays on); the person's registries join l. The
+ * project's settings are read before ~'s, as npm and Yarn read them. */
+static int moved_families(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
+                          char **npm_out, char **pypi_out, cp_error_t *err)
 {
-    cleanup_free char *npmrc = xasprintf("%s/.npmrc", src->home);
-    cleanup_free char *bunfig = xasprintf("%s/.bunfig.toml", src->home);
     cleanup_free char *xdg =
         src->xdg_config ? xstrdup(src->xdg_config) : xasprintf("%s/.config", src->home);
-    cleanup_free char *pip1 = xasprintf("%s/pip/pip.conf", xdg);
-    cleanup_free char *pip2 = xasprintf("%s/.pip/pip.conf", src->home);
-    if (check_file(npmrc, "~/.npmrc", cp_npmrc_registries, CP_REG_NPM, npm_out, err) < 0 ||
-        check_file(bunfig, "~/.bunfig.toml", cp_bunfig_registries, CP_REG_NPM, npm_out, err) < 0 ||
-        check_file(pip1, "pip's pip.conf", cp_pipconf_indexes, CP_REG_PYPI, pypi_out, err) < 0 ||
-        check_file(pip2, "~/.pip/pip.conf", cp_pipconf_indexes, CP_REG_PYPI, pypi_out, err) < 0)
-        return cp_error_code(err);
-    return 0;
+    struct {
+        char *path;
+        const char *shown;
+        reader_fn reader;
+        char **why;
+    } files[] = {
+        {xasprintf("%s/.npmrc", src->workdir), NULL, cp_npmrc_registries, npm_out},
+        {xasprintf("%s/.npmrc", src->home), "~/.npmrc", cp_npmrc_registries, npm_out},
+        {xasprintf("%s/.yarnrc.yml", src->workdir), NULL, cp_yarnrc_registries, npm_out},
+        {xasprintf("%s/.yarnrc.yml", src->home), "~/.yarnrc.yml", cp_yarnrc_registries, npm_out},
+        {xasprintf("%s/.bunfig.toml", src->home), "~/.bunfig.toml", cp_bunfig_registries, npm_out},
+        {xasprintf("%s/pip/pip.conf", xdg), "pip's pip.conf", cp_pipconf_indexes, pypi_out},
+        {xasprintf("%s/.pip/pip.conf", src->home), "~/.pip/pip.conf", cp_pipconf_indexes, pypi_out},
+    };
+    int r = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(files) && r == 0; i++)
+        r = check_file(l, src, files[i].path, files[i].shown ? files[i].shown : files[i].path,
+                       files[i].reader, files[i].why == npm_out ? CP_REG_NPM : CP_REG_PYPI,
+                       files[i].why, err);
+    for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+        free(files[i].path);
+    return r;
 }
 
 static void add_registry(struct cp_allowlist *l, const struct cp_registry *r, const char *npm,
@@ -132,8 +189,8 @@ static void add_registry(struct cp_allowlist *l, const struct cp_registry *r, co
     const char *gone = r->family == CP_REG_NPM ? npm : r->family == CP_REG_PYPI ? pypi : NULL;
     if (gone != NULL)
         add(&l->left_off, &l->nleft_off, r->host,
-            xasprintf("%s: a package meant for your registry could come from a stranger's "
-                      "of the same name here",
+            xasprintf("%s; left off, as a package meant for your registry could come from a "
+                      "stranger's of the same name here",
                       gone));
     else
         add(&l->allowed, &l->nallowed, r->host, xasprintf("%s (ADR 0148)", r->why));
@@ -143,7 +200,7 @@ static int add_registries(const struct cp_allowlist_sources *src, struct cp_allo
                           cp_error_t *err)
 {
     cleanup_free char *npm = NULL, *pypi = NULL;
-    if (moved_families(src, &npm, &pypi, err) < 0)
+    if (moved_families(src, l, &npm, &pypi, err) < 0)
         return cp_error_code(err);
     const struct cp_registry npm_default = {cp_npm_default_host(), CP_REG_NPM,
                                             "the npm registry, npm's own default (npm, pnpm, Bun)"};
@@ -159,7 +216,7 @@ static int add_registries(const struct cp_allowlist_sources *src, struct cp_allo
 }
 
 /* The git folder's config: .git/config, or for a worktree's .git file, its common folder's. */
-static char *git_config_path(const char *workdir)
+char *cp_git_config_path(const char *workdir)
 {
     cleanup_free char *dotgit = xasprintf("%s/.git", workdir);
     struct stat st;
@@ -187,7 +244,7 @@ static char *git_config_path(const char *workdir)
 static int add_remotes(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
                        cp_error_t *err)
 {
-    cleanup_free char *path = git_config_path(src->workdir);
+    cleanup_free char *path = cp_git_config_path(src->workdir);
     cleanup_free char *text = NULL;
     size_t len = 0;
     if (path == NULL)
@@ -245,6 +302,27 @@ static void add_egress(const struct cp_allowlist_sources *src, struct cp_allowli
     }
 }
 
+/* Which hosts get a sign-in from the sidecar, in their words; the person's registries say
+ * when none was found, since their installs then fail with the registry's 401. */
+static void mark_sign_ins(struct cp_allowlist *l, const struct cp_sign_ins *signs)
+{
+    for (size_t i = 0; i < l->nallowed; i++) {
+        struct cp_host_why *h = &l->allowed[i];
+        h->sign_in = cp_sign_ins_has(signs, h->host);
+        bool yours = strncmp(h->why, YOURS, strlen(YOURS)) == 0;
+        if (!h->sign_in && !yours)
+            continue;
+        const char *source = NULL;
+        for (size_t k = 0; h->sign_in && k < signs->n && source == NULL; k++)
+            if (strcasecmp(signs->v[k].host, h->host) == 0)
+                source = signs->v[k].source;
+        char *why = h->sign_in ? xasprintf("%s, " SIGNED " (from %s)", h->why, source)
+                               : xasprintf("%s, no sign-in found", h->why);
+        free(h->why);
+        h->why = why;
+    }
+}
+
 int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
                        cp_error_t *err)
 {
@@ -254,11 +332,13 @@ int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowli
         return cp_error_code(err);
     }
     add_egress(src, out);
+    mark_sign_ins(out, src->sign_ins);
     return 0;
 }
 
-int cp_allowlist_for(const char *workdir, const struct cp_config *cfg, struct cp_allowlist *out,
-                     cp_error_t *err)
+int cp_allowlist_signed_for(const char *workdir, const struct cp_config *cfg,
+                            const struct cp_sign_ins *sign_ins, struct cp_allowlist *out,
+                            cp_error_t *err)
 {
     cleanup_free char *home = NULL;
     if (cp_home_dir(&home, err) < 0)
@@ -267,8 +347,18 @@ int cp_allowlist_for(const char *workdir, const struct cp_config *cfg, struct cp
     struct cp_allowlist_sources src = {.workdir = workdir,
                                        .config = cfg,
                                        .home = home,
-                                       .xdg_config = xdg && xdg[0] == '/' ? xdg : NULL};
+                                       .xdg_config = xdg && xdg[0] == '/' ? xdg : NULL,
+                                       .sign_ins = sign_ins};
     return cp_allowlist_build(&src, out, err);
+}
+
+int cp_allowlist_for(const char *workdir, const struct cp_config *cfg, struct cp_allowlist *out,
+                     cp_error_t *err)
+{
+    cleanup_sign_ins struct cp_sign_ins signs = {0};
+    if (cp_sign_ins_for(workdir, &signs, err) < 0)
+        return cp_error_code(err);
+    return cp_allowlist_signed_for(workdir, cfg, &signs, out, err);
 }
 
 static void dispose_v(struct cp_host_why *v, size_t n)
@@ -296,6 +386,8 @@ static json_object *entries(const struct cp_host_why *v, size_t n, bool with_mod
         json_object_object_add(o, "why", json_object_new_string(v[i].why));
         if (with_mode)
             json_object_object_add(o, "mode", json_object_new_string(cp_host_mode_name(v[i].mode)));
+        if (v[i].sign_in)
+            json_object_object_add(o, "sign_in", json_object_new_boolean(1));
         json_object_array_add(a, o);
     }
     return a;

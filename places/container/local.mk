@@ -13,6 +13,9 @@ libconch_la_SOURCES += \
 	places/container/hostconf.c places/container/hostconf.h \
 	places/container/registries.c places/container/registries.h \
 	places/container/allowlist.c places/container/allowlist.h \
+	places/container/signin-read.c places/container/signin-read.h \
+	places/container/git-credential.c places/container/git-credential.h \
+	places/container/sign-ins.c places/container/sign-ins.h \
 	places/container/egress-image.c places/container/egress-image.h \
 	places/container/sidecar.c places/container/sidecar.h \
 	places/container/egress-trust.c places/container/egress-trust.h \

@@ -198,6 +198,17 @@ static int choose_user(struct container_state *s, cp_error_t *err)
     return 0;
 }
 
+/* The box's HOME gets the person's registry settings without their keys: the sidecar adds
+ * the sign-ins, so a sealed install reaches the person's own registry. */
+static int home_copies(struct container_state *s, cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_home_dir(&home, err) < 0)
+        return cp_error_code(err);
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    return cp_protect_home_copies(&s->prot, s->name, home, xdg && xdg[0] == '/' ? xdg : NULL, err);
+}
+
 static int container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     cp_debug("preparing");
@@ -232,7 +243,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     s->layer_volume = cp_layer_volume(s->name);
     if (s->gated)
         cp_held_recover(req->workdir, req->config);
-    if (cp_protect_make_copies(&s->prot, s->name, err) < 0)
+    if (cp_protect_make_copies(&s->prot, s->name, err) < 0 ||
+        (req->sealed && home_copies(s, err) < 0))
         return cp_error_code(err);
     if (req->sealed && cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id,
                                        &s->seal, err) < 0)

@@ -160,13 +160,38 @@ static char *keyless_of(const char *path)
     return cp_keyless_of_fd(fd);
 }
 
-static int write_copy(const char *dir, size_t i, const char *text, char **out, cp_error_t *err)
+static int write_named(const char *dir, const char *name, const char *text, char **out,
+                       cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("%s/%zu", dir, i);
+    cleanup_free char *path = xasprintf("%s/%s", dir, name);
     cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 || cp_write_all(fd, text, strlen(text)) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write %s", path);
     *out = steal_pointer(&path);
+    return 0;
+}
+
+static int write_copy(const char *dir, size_t i, const char *text, char **out, cp_error_t *err)
+{
+    cleanup_free char *name = xasprintf("%zu", i);
+    return write_named(dir, name, text, out, err);
+}
+
+/* The box's copy folder, made at its first copy. */
+static int copy_dir(struct cp_protected *p, const char *box, cp_error_t *err)
+{
+    if (p->copy_dir != NULL)
+        return 0;
+    cleanup_free char *home = NULL;
+    if (cp_workplaces_dir(&home, err) < 0)
+        return cp_error_code(err);
+    char *dir = xasprintf("%s/" KEYLESS_PREFIX "%s", home, box);
+    if (mkdir(dir, 0700) < 0) {
+        int e = errno;
+        free(dir);
+        return cp_error_make(err, CP_ERR_FAILED, e, "cannot make the keyless copies' folder");
+    }
+    p->copy_dir = dir;
     return 0;
 }
 
@@ -175,12 +200,8 @@ int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *
     size_t n = cp_strv_len(p->settings);
     if (n == 0)
         return 0;
-    cleanup_free char *home = NULL;
-    if (cp_workplaces_dir(&home, err) < 0)
+    if (copy_dir(p, box, err) < 0)
         return cp_error_code(err);
-    p->copy_dir = xasprintf("%s/" KEYLESS_PREFIX "%s", home, box);
-    if (mkdir(p->copy_dir, 0700) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", p->copy_dir);
     size_t nfiles = cp_strv_len(p->files), ncopies = 0, nsettings = 0;
     char **settings = steal_pointer(&p->settings);
     for (size_t i = 0; i < n; i++) {
@@ -201,6 +222,78 @@ int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *
         free(settings[i]);
     free(settings);
     return 0;
+}
+
+typedef char *(*keyless_fn)(const char *, size_t);
+
+struct home_copy {
+    const char *box_path;
+    keyless_fn keyless;
+};
+
+/* Takes the file's text through keyless, or NULL: absent, or not a settings file to show. */
+static char *home_keyless(const char *path, keyless_fn keyless)
+{
+    cleanup_close int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CP_KEYLESS_MAX)
+        return NULL;
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    if (cp_read_fd(path, fd, CP_KEYLESS_MAX, &text, &len, NULL) < 0)
+        return NULL;
+    char *out = keyless(text, len);
+    explicit_bzero(text, len);
+    return out;
+}
+
+static int add_home_copy(struct cp_protected *p, const char *box, const char *path,
+                         const struct home_copy *c, cp_error_t *err)
+{
+    cleanup_free char *text = home_keyless(path, c->keyless);
+    if (text == NULL || text[strspn(text, " \t\r\n")] == '\0')
+        return 0; /* nothing to show: no bind, and a warm box may still serve */
+    size_t ns = cp_strv_len(p->settings), nc = cp_strv_len(p->copies);
+    cleanup_free char *name = xasprintf("home-%s", strrchr(c->box_path, '/') + 1);
+    char *copy = NULL;
+    if (copy_dir(p, box, err) < 0 || write_named(p->copy_dir, name, text, &copy, err) < 0)
+        return cp_error_code(err);
+    push(&p->copies, &nc, copy);
+    push(&p->settings, &ns, xstrdup(c->box_path));
+    return 0;
+}
+
+/* pip's own order of the person's files; the first that exists is the one the box sees. */
+static char *pip_conf(const char *home, const char *xdg_config)
+{
+    cleanup_free char *xdg = xdg_config ? xstrdup(xdg_config) : xasprintf("%s/.config", home);
+    char *first = xasprintf("%s/pip/pip.conf", xdg);
+    struct stat st;
+    if (stat(first, &st) == 0)
+        return first;
+    free(first);
+    return xasprintf("%s/.pip/pip.conf", home);
+}
+
+int cp_protect_home_copies(struct cp_protected *p, const char *box, const char *home,
+                           const char *xdg_config, cp_error_t *err)
+{
+    /* /etc/pip.conf rather than /tmp/.config/pip/pip.conf: a bind there would make the engine
+     * create /tmp/.config as root, and nothing in the box could write its own ~/.config. */
+    static const struct home_copy copies[] = {
+        {"/tmp/.npmrc", cp_keyless_npmrc_registries},
+        {"/etc/pip.conf", cp_keyless_text},
+        {"/tmp/.yarnrc.yml", cp_keyless_text},
+        {"/tmp/.bunfig.toml", cp_keyless_bunfig},
+    };
+    char *paths[] = {xasprintf("%s/.npmrc", home), pip_conf(home, xdg_config),
+                     xasprintf("%s/.yarnrc.yml", home), xasprintf("%s/.bunfig.toml", home)};
+    int r = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(copies) && r == 0; i++)
+        r = add_home_copy(p, box, paths[i], &copies[i], err);
+    for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+        free(paths[i]);
+    return r;
 }
 
 void cp_protected_dispose(struct cp_protected *p)

@@ -27,6 +27,16 @@ int cp_protect_scan(const char *workdir, const char *const *patterns, struct cp_
  * instead. */
 int cp_protect_make_copies(struct cp_protected *p, const char *box, cp_error_t *err);
 
+/* What a sealed box sees in its HOME (/tmp) instead of the person's registry settings there,
+ * so its clients ask the person's registries (whose sign-ins the sidecar adds) with no key in
+ * reach: /tmp/.npmrc with ~/.npmrc's registry lines only; /etc/pip.conf with pip's pip.conf
+ * (the one the allow-list read) without user:password; /tmp/.yarnrc.yml and /tmp/.bunfig.toml
+ * without their keys. Each is added to p->settings (the box path) and p->copies, beside the
+ * work folder's copies, for a file of ~ that exists; one that cannot be read as settings is
+ * left out (the box then asks the public registries, which the allow-list leaves off). */
+int cp_protect_home_copies(struct cp_protected *p, const char *box, const char *home,
+                           const char *xdg_config, cp_error_t *err);
+
 /* Removes the copy folders whose run is gone (a kill -9 leaves its own behind). */
 int cp_protect_sweep_copies(int *removed_out, cp_error_t *err);
 

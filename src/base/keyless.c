@@ -35,7 +35,8 @@ static bool key_boundary_before(const char *line, const char *at)
 {
     if (at == line)
         return true;
-    return strchr(" \t\"':/", at[-1]) != NULL;
+    /* '{' and ',': a YAML or TOML flow map holds keys after them on one line. */
+    return strchr(" \t\"':/{,", at[-1]) != NULL;
 }
 
 /* After the key: an optional closing quote, blanks, then '=' or ':'. */
@@ -106,6 +107,95 @@ char *cp_keyless_text(const char *text, size_t len)
     }
     (void)cp_buf_append(&out, "", 1);
     return cp_buf_steal(&out);
+}
+
+typedef bool (*keep_line_fn)(char *line);
+
+/* Each line that keep (which may rewrite it) keeps, with its userinfo gone. */
+static char *filter_lines(const char *text, size_t len, keep_line_fn keep)
+{
+    struct cp_buf out;
+    cp_buf_init(&out, len + 1);
+    for (size_t start = 0; start < len;) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - text) + 1 : len;
+        cleanup_free char *line = strndup(text + start, end - start);
+        start = end;
+        drop_userinfo(line);
+        if (keep(line))
+            (void)cp_buf_append(&out, line, strlen(line));
+    }
+    (void)cp_buf_append(&out, "", 1);
+    char *clean = cp_keyless_text(out.data, out.len - 1);
+    cp_buf_dispose(&out);
+    return clean;
+}
+
+static bool npmrc_registry_line(char *line)
+{
+    const char *p = line + strspn(line, " \t");
+    size_t k = strcspn(p, "=");
+    if (p[k] != '=')
+        return false;
+    while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t'))
+        k--;
+    if (k == 8 && strncasecmp(p, "registry", 8) == 0)
+        return true;
+    return p[0] == '@' && k > 9 && strncasecmp(p + k - 9, ":registry", 9) == 0;
+}
+
+char *cp_keyless_npmrc_registries(const char *text, size_t len)
+{
+    return filter_lines(text, len, npmrc_registry_line);
+}
+
+static const char *const bun_secret_keys[] = {"token", "username", "password", NULL};
+
+/* A bunfig key (bare or quoted) at p that is one of bun_secret_keys, followed by '='. */
+static bool bun_secret_key_at(const char *p)
+{
+    p += strspn(p, " \t\"'");
+    for (size_t i = 0; bun_secret_keys[i] != NULL; i++) {
+        size_t n = strlen(bun_secret_keys[i]);
+        const char *q = p + n;
+        if (strncasecmp(p, bun_secret_keys[i], n) != 0)
+            continue;
+        q += strspn(q, "\"' \t");
+        if (*q == '=')
+            return true;
+    }
+    return false;
+}
+
+/* `{ ... url = "X" ... }` -> `"X"`, in place; any other inline table holding a secret key
+ * loses its line. */
+static bool bunfig_line(char *line)
+{
+    if (bun_secret_key_at(line))
+        return false;
+    char *open = strchr(line, '{');
+    if (open == NULL)
+        return true;
+    bool secret = false;
+    for (char *p = open + 1; *p && !secret; p++)
+        secret =
+            (p[-1] == '{' || p[-1] == ',' || p[-1] == ' ' || p[-1] == '\t') && bun_secret_key_at(p);
+    if (!secret)
+        return true;
+    char *url = strstr(open, "url");
+    char *q1 = url ? strpbrk(url, "\"'") : NULL;
+    char *q2 = q1 ? strchr(q1 + 1, *q1) : NULL;
+    if (q2 == NULL)
+        return false;
+    memmove(open, q1, (size_t)(q2 - q1) + 1);
+    open[q2 - q1 + 1] = '\n';
+    open[q2 - q1 + 2] = '\0';
+    return true;
+}
+
+char *cp_keyless_bunfig(const char *text, size_t len)
+{
+    return filter_lines(text, len, bunfig_line);
 }
 
 char *cp_keyless_of_fd(int fd)

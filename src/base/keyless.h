@@ -22,6 +22,15 @@ bool cp_keyless_is(const char *path);
  * with user:password@ taken out of every address. NUL-terminated; the caller's. */
 char *cp_keyless_text(const char *text, size_t len);
 
+/* npmrc: only its `registry=` and `@scope:registry=` lines (userinfo taken out of them), for
+ * the box's ~/.npmrc: ~'s other keys are the person's, not the project's. The caller's. */
+char *cp_keyless_npmrc_registries(const char *text, size_t len);
+
+/* bunfig.toml without token, username and password keys, an inline table's included (`{ url =
+ * "X", token = "T" }` becomes `"X"`), and with user:password@ taken out of every address.
+ * The caller's. */
+char *cp_keyless_bunfig(const char *text, size_t len);
+
 /* The keyless text of the plain file open at fd, read to its end from where fd stands. NULL
  * when it is not a plain file, holds more than CP_KEYLESS_MAX bytes or cannot be read: such
  * a file is covered (the box) or not sent (the mirror), never shown with its keys. */

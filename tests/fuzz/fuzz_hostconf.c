@@ -1,6 +1,8 @@
 /* Fuzz target: the settings files the allow-list reads (~/.npmrc, ~/.bunfig.toml, pip.conf,
- * .git/config), each reader on the same bytes, and every address they yield through the URL
- * checks; and git's core.hooksPath reader (src/base/git-hooks.c), which the gate trusts. */
+ * .git/config, .yarnrc.yml), each reader on the same bytes, and every address they yield
+ * through the URL checks; the sign-in readers (npmrc, bunfig, .yarnrc.yml through libyaml,
+ * netrc) and the address splitter on their records; and git's core.hooksPath reader
+ * (src/base/git-hooks.c), which the gate trusts. */
 #include "config.h"
 
 #include <stdint.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "places/container/hostconf.h"
+#include "places/container/signin-read.h"
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
 
@@ -23,6 +26,20 @@ static void urls(char **v)
     cp_strv_free(v);
 }
 
+/* Each record's first field (an address, a nerf-dart, a machine) through the splitter. */
+static void records(char **v)
+{
+    for (size_t i = 0; v[i] != NULL; i++) {
+        char *first = strndup(v[i], strcspn(v[i], "\t"));
+        struct cp_url u;
+        if (cp_url_parse(first, &u) == 0)
+            cp_url_dispose(&u);
+        free(cp_percent_decode(first));
+        free(first);
+    }
+    cp_strv_free_secret(v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
@@ -30,6 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     urls(cp_bunfig_registries(text, size));
     urls(cp_pipconf_indexes(text, size));
     urls(cp_gitconfig_remotes(text, size));
+    urls(cp_yarnrc_registries(text, size));
+    records(cp_npmrc_sign_in_lines(text, size));
+    records(cp_bunfig_sign_in_lines(text, size));
+    records(cp_yarnrc_sign_in_lines(text, size));
+    records(cp_netrc_lines(text, size));
     free(cp_git_hooks_value(text, size));
     return 0;
 }
