@@ -14,6 +14,8 @@ libconch_la_SOURCES += \
 	places/egress/proxy.c places/egress/proxy.h \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
+	places/egress/sign-ins.c places/egress/sign-ins.h \
+	places/egress/sign-ins-feed.c places/egress/sign-ins-feed.h \
 	places/egress/terminate.c places/egress/terminate.h \
 	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
