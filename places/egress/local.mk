@@ -32,7 +32,11 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
+	tests/unit/test_egress_signins
+tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
+tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_http_SOURCES = tests/unit/test_egress_http.c
 tests_unit_test_egress_http_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_http_LDADD = $(TEST_LIBS)
@@ -59,7 +63,8 @@ tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
+	tests/unit/test_egress_signins
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest

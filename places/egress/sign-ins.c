@@ -290,6 +290,14 @@ const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char 
     return best;
 }
 
+bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len)
+{
+    struct cp_egress_rule_result j = cp_egress_methods_judge(method, target);
+    if (j.verdict == CP_RULE_BODY)
+        return body != NULL && cp_egress_methods_body_ok(j.row, body, len);
+    return j.verdict == CP_RULE_ALLOW;
+}
+
 /* ---- the signed head ---- */
 
 char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, size_t *len_out)

@@ -54,6 +54,11 @@ void cp_signins_unref(struct cp_signins *t);
 const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char *host,
                                          const char *target);
 
+/* Whether a request may carry a sign-in: only one the read table allows, on a read or a write
+ * host alike (sign-ins are for fetching; an upload never carries the person's credential).
+ * body: the request's whole body when the table's row reads it (an LFS batch), else NULL. */
+bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len);
+
 /* The head at head[0..len) (one cp_http1_parse_request allowed) with every Authorization line
  * the box wrote taken out and ours put in before the final empty line. Heap, the caller's:
  * it holds the secret, so free it with cp_signins_head_free. */

@@ -340,11 +340,13 @@ static void sent_dispose(struct sent *q)
     *q = (struct sent){0};
 }
 
-/* Sends an allowed head on and starts its body. reading: whether the request only fetches
- * (the read table allows it), which alone may carry a sign-in. */
+/* Sends an allowed head on and starts its body. body: the whole body when a rule read it
+ * (held), else NULL; with it the read table says whether the request only fetches, which alone
+ * may carry a sign-in. */
 static int forward(struct worker *w, const struct cp_http1_request *r, const char *head,
-                   bool reading)
+                   const char *body, size_t body_len)
 {
+    bool reading = cp_signins_may_carry(w->method, w->target, body, body_len);
     char *source = NULL;
     if (send_head(w, head, r->head_len, reading, &source) < 0) {
         free(source);
@@ -411,7 +413,7 @@ static int judge_write(struct worker *w, const struct cp_http1_request *r, const
 {
     if (j.verdict == CP_RULE_BODY && holdable(r) && sign_in_listed(w))
         return hold(w, r, head, j.row);
-    return forward(w, r, head, j.verdict == CP_RULE_ALLOW);
+    return forward(w, r, head, NULL, 0);
 }
 
 static int judge_head(struct worker *w, const struct cp_http1_request *r, const char *head)
@@ -425,7 +427,7 @@ static int judge_head(struct worker *w, const struct cp_http1_request *r, const 
     }
     if (j.verdict == CP_RULE_BODY)
         return hold(w, r, head, j.row);
-    return forward(w, r, head, true);
+    return forward(w, r, head, NULL, 0);
 }
 
 static int on_head(struct worker *w)
@@ -467,13 +469,14 @@ static int on_held(struct worker *w)
     enum cp_egress_reason reason;
     cp_http1_parse_request(w->held, w->held_len, w->h.host, &r, &reason);
     size_t body = w->held_len - r.head_len;
-    bool reads = cp_egress_methods_body_ok(w->held_row, w->held + r.head_len, body);
-    if (!reads && w->h.mode != CP_EGRESS_MODE_WRITE) {
+    if (!cp_egress_methods_body_ok(w->held_row, w->held + r.head_len, body) &&
+        w->h.mode != CP_EGRESS_MODE_WRITE) {
         refuse(w, CP_EGRESS_METHOD, "only a download batch passes", w->held, r.head_len);
         return 1;
     }
     r.body = CP_HTTP1_BODY_NONE; /* the body goes with the head, here */
-    if (forward(w, &r, w->held, reads) < 0 || push(w, &w->host, w->held + r.head_len, body) < 0)
+    if (forward(w, &r, w->held, w->held + r.head_len, body) < 0 ||
+        push(w, &w->host, w->held + r.head_len, body) < 0)
         return -1;
     free(w->held);
     w->held = NULL;
