@@ -68,11 +68,15 @@ TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
-# of a tunnel's handshake both ways, and the addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
+# of a tunnel's handshake both ways, the addresses a resolver hands back, and (from conch-place,
+# but holding secrets, so as strict) the sign-in channel's messages. Built as libFuzzer programs with --enable-fuzzers; always
 # replayed.
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
-	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_signins
+tests_fuzz_fuzz_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c
+tests_fuzz_fuzz_proxy_signins_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c
 tests_fuzz_fuzz_proxy_http1_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
@@ -91,7 +95,12 @@ tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
-	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 \
+	tests/fuzz/replay_proxy_signins
+tests_fuzz_replay_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_signins_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_signins\"
+tests_fuzz_replay_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_http1_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_http1\"
@@ -113,5 +122,5 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
-	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_signins
 EXTRA_DIST += bench/egress-proxy
