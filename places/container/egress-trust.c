@@ -213,9 +213,9 @@ static int image_roots(struct cp_engine *e, const char *id, const char *path, bo
             *roots_out = steal_pointer(&en.data);
             return 0;
         }
-        char *next = en.link[0] == '/' ? xstrdup(en.link)
-                                       : xasprintf("%.*s/%s", (int)(strrchr(at, '/') - at), at,
-                                                   en.link);
+        char *next = en.link[0] == '/'
+                         ? xstrdup(en.link)
+                         : xasprintf("%.*s/%s", (int)(strrchr(at, '/') - at), at, en.link);
         free(at);
         at = next;
     }

@@ -234,9 +234,8 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
         cp_held_recover(req->workdir, req->config);
     if (cp_protect_make_copies(&s->prot, s->name, err) < 0)
         return cp_error_code(err);
-    if (req->sealed &&
-        cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id, &s->seal,
-                        err) < 0)
+    if (req->sealed && cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id,
+                                       &s->seal, err) < 0)
         return cp_error_code(err);
     if (req->sealed)
         cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);

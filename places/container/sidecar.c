@@ -588,8 +588,7 @@ static int lock_seal(const char *name, cp_error_t *err)
 }
 
 int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
-                      const struct cp_sidecar_trust *trust, struct cp_sidecar *out,
-                      cp_error_t *err)
+                      const struct cp_sidecar_trust *trust, struct cp_sidecar *out, cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
     cleanup_free char *image = NULL;
@@ -750,8 +749,7 @@ int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_co
     if (trust_load(cfg, &trust, err) < 0 || cp_allowlist_for(workdir, cfg, &out->list, err) < 0 ||
         cp_sidecar_ensure(e, &out->list, workdir, &trust, &out->sidecar, err) < 0 ||
         cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0 ||
-        cp_egress_box_bundle(e, image_id, trust.ca_pem, &out->ca_bundle, &out->ca_paths, err) <
-            0) {
+        cp_egress_box_bundle(e, image_id, trust.ca_pem, &out->ca_bundle, &out->ca_paths, err) < 0) {
         cp_seal_dispose(out);
         return cp_error_code(err);
     }

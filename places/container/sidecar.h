@@ -61,9 +61,9 @@ void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char
 struct cp_seal {
     struct cp_allowlist list;
     struct cp_sidecar sidecar;
-    char **env;   /* the proxy variables for this box */
-    char *box;    /* the box's name, which is its proxy user */
-    time_t since; /* when the run began, for reading the sidecar's log */
+    char **env;      /* the proxy variables for this box */
+    char *box;       /* the box's name, which is its proxy user */
+    time_t since;    /* when the run began, for reading the sidecar's log */
     char *ca_bundle; /* the box's bundle: its image's roots and the sidecar's CA */
     char **ca_paths; /* where the box sees it */
 };

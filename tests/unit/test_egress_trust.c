@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,15 @@ static int setup(void **state)
     return 0;
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+/* nftw rather than a shell running rm: no shell should read a path (and the lint bans it). */
 static int teardown(void **state)
 {
-    cleanup_free char *cmd = xasprintf("rm -rf '%s'", scratch);
-    return system(cmd) == 0 ? 0 : -1;
+    return nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static char *ca_path(void)
