@@ -246,10 +246,12 @@ static int configure(const struct cp_parsed *args, struct cp_egress_proxy_config
     return 0;
 }
 
-static void sign_ins_dispose(struct cp_signins_holder **h)
+/* At the end the table is wiped (once no request holds it); the holder's lock stays valid for
+ * a tunnel's thread still running. */
+static void sign_ins_clear(struct cp_signins_holder **h)
 {
     if (*h != NULL)
-        cp_signins_holder_dispose(*h);
+        cp_signins_holder_set(*h, NULL);
 }
 
 /* A process holding the person's credentials leaves no core dump (a crash would write them to
@@ -261,16 +263,17 @@ static void guard_memory(void)
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-/* --sign-ins-stdin: the table starts empty; the loop reads fd 0 for messages. */
-static void set_sign_ins(const struct cp_parsed *args, struct cp_signins_holder *holder,
-                         struct cp_egress_proxy_config *cfg)
+/* --sign-ins-stdin: the table starts empty; the loop reads fd 0 for messages. The holder is
+ * static since the tunnels' detached threads may still read it while the handler returns. */
+static void set_sign_ins(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg)
 {
+    static struct cp_signins_holder holder;
     cfg->sign_ins_fd = -1;
     if (cp_arg(args, &cp_cmd_egress_proxy, "sign-ins-stdin") == NULL)
         return;
     guard_memory();
-    cp_signins_holder_init(holder);
-    cfg->sign_ins = holder;
+    cp_signins_holder_init(&holder);
+    cfg->sign_ins = &holder;
     cfg->sign_ins_fd = STDIN_FILENO;
 }
 
@@ -295,9 +298,8 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     };
     if (configure(args, &cfg, err) < 0)
         return cp_error_code(err);
-    struct cp_signins_holder holder;
-    __attribute__((cleanup(sign_ins_dispose))) struct cp_signins_holder *sign_ins = NULL;
-    set_sign_ins(args, &holder, &cfg);
+    __attribute__((cleanup(sign_ins_clear))) struct cp_signins_holder *sign_ins = NULL;
+    set_sign_ins(args, &cfg);
     sign_ins = cfg.sign_ins;
     const char *listen_at = cp_arg(args, &cp_cmd_egress_proxy, "listen");
     cleanup_close int lfd = -1;

@@ -18,7 +18,7 @@ struct cp_option {
 struct cp_parsed {
     const char *values[CP_OPTIONS_MAX]; /* per option index: its argument, "" for a set flag,
                                            or NULL */
-    char **rest;            /* positional arguments (borrowed from argv) */
+    char **rest;                        /* positional arguments (borrowed from argv) */
     int nrest;
     int argc; /* the command's own argv, for options given more than once (cp_arg_next) */
     char **argv;

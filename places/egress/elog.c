@@ -76,10 +76,9 @@ static json_object *decision_json(const struct cp_egress_decision *d)
     json_object_object_add(o, "verdict", json_object_new_string(cp_egress_verdict_name(d->reason)));
     json_object_object_add(o, "reason",
                            json_object_new_string(cp_egress_reason_info(d->reason)->slug));
-    json_object_object_add(o, "status", json_object_new_int(d->status ? d->status
-                                                                       : cp_egress_reason_info(
-                                                                             d->reason)
-                                                                             ->status));
+    json_object_object_add(
+        o, "status",
+        json_object_new_int(d->status ? d->status : cp_egress_reason_info(d->reason)->status));
     if (d->addr != NULL)
         json_object_object_add(o, "addr", json_object_new_string(d->addr));
     if (d->sni != NULL)

@@ -1112,8 +1112,9 @@ static void proxy_dispose(struct proxy *p)
     cp_signins_feed_dispose(&p->feed);
 }
 
-/* The channel is watched like a socket; a regular file or a terminal cannot be (epoll
- * refuses them), and a sidecar's standard input is a pipe or a socket. */
+/* The channel is watched like a socket (a sidecar's standard input is a pipe). epoll refuses
+ * a regular file or /dev/null with EPERM; reading those never blocks, so they are read whole
+ * now, which lets a standalone proxy take its sign-ins from a file. */
 static int watch_feed(struct proxy *p, cp_error_t *err)
 {
     const struct cp_egress_proxy_config *cfg = p->cfg;
@@ -1122,10 +1123,14 @@ static int watch_feed(struct proxy *p, cp_error_t *err)
     if (cp_signins_feed_init(&p->feed, cfg->sign_ins_fd, cfg->sign_ins, cfg->log, err) < 0)
         return cp_error_code(err);
     p->feed_side = (struct side){.fd = cfg->sign_ins_fd};
-    if (watch_new(p, &p->feed_side, EPOLLIN) < 0)
-        return cp_error_make(err, CP_ERR_USAGE, errno,
-                             "cannot watch fd %d for sign-ins (it must be a pipe or a socket)",
+    if (watch_new(p, &p->feed_side, EPOLLIN) == 0)
+        return 0;
+    p->feed_side.fd = -1;
+    if (errno != EPERM)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot watch fd %d for sign-ins",
                              cfg->sign_ins_fd);
+    while (cp_signins_feed_read(&p->feed) == 0)
+        ;
     return 0;
 }
 

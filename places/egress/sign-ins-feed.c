@@ -33,8 +33,8 @@ void cp_signins_feed_dispose(struct cp_signins_feed *f)
     f->buf = NULL;
 }
 
-static void log_outcome(struct cp_signins_feed *f, enum cp_egress_reason reason,
-                        const char *detail, size_t count)
+static void log_outcome(struct cp_signins_feed *f, enum cp_egress_reason reason, const char *detail,
+                        size_t count)
 {
     struct cp_egress_decision d = {
         .time = time(NULL),

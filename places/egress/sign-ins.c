@@ -199,8 +199,7 @@ static void wipe_strings(json_object *o)
         for (size_t i = 0; i < json_object_array_length(o); i++)
             wipe_strings(json_object_array_get_idx(o, i));
     } else if (json_object_is_type(o, json_type_object)) {
-        json_object_object_foreach(o, key, v)
-        {
+        json_object_object_foreach (o, key, v) {
             (void)key;
             wipe_strings(v);
         }

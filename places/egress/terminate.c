@@ -79,7 +79,7 @@ struct worker {
     char *held;       /* R_HELD: the head and the body a rule must read */
     size_t held_len, held_want;
     int held_row;
-    char *method, *target; /* the request being read or held, for the log */
+    char *method, *target;       /* the request being read or held, for the log */
     struct sent sent[QUEUE_MAX]; /* the requests awaiting answers, from qfirst */
     size_t qfirst, qn;
     enum sstate ss;
@@ -302,8 +302,7 @@ static void refuse(struct worker *w, enum cp_egress_reason reason, const char *w
 /* Sends the head on: signed in when it reads and the table has an entry for this host and
  * path (the box's own Authorization then taken off), as the box wrote it otherwise. *source
  * is the entry's source, the caller's, or NULL when none was added. */
-static int send_head(struct worker *w, const char *head, size_t len, bool reading,
-                     char **source)
+static int send_head(struct worker *w, const char *head, size_t len, bool reading, char **source)
 {
     *source = NULL;
     struct cp_signins *t =

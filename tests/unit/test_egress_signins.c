@@ -110,18 +110,18 @@ static void test_signins__bad_shapes__refused_whole(void **state)
 
 static void test_signins__bad_fields__refused(void **state)
 {
-    bad1("NPM.example", "/", TOKEN, "f");            /* upper case */
-    bad1("a example", "/", TOKEN, "f");              /* a space */
-    bad1(".a.example", "/", TOKEN, "f");             /* a leading dot */
-    bad1("a..example", "/", TOKEN, "f");             /* an empty label */
-    bad1("", "/", TOKEN, "f");                       /* none */
-    bad1("a.example", "npm/", TOKEN, "f");           /* no leading '/' */
-    bad1("a.example", "", TOKEN, "f");               /* none */
-    bad1("a.example", "/npm/?x", TOKEN, "f");        /* a query */
-    bad1("a.example", "/%6epm/", TOKEN, "f");        /* not in the decoded form */
-    bad1("a.example", "/a%2Fb/", TOKEN, "f");        /* an escaped '/' */
-    bad1("a.example", "/a/../b/", TOKEN, "f");       /* a dot segment */
-    bad1("a.example", "/a\\\\b/", TOKEN, "f");       /* a backslash */
+    bad1("NPM.example", "/", TOKEN, "f");                        /* upper case */
+    bad1("a example", "/", TOKEN, "f");                          /* a space */
+    bad1(".a.example", "/", TOKEN, "f");                         /* a leading dot */
+    bad1("a..example", "/", TOKEN, "f");                         /* an empty label */
+    bad1("", "/", TOKEN, "f");                                   /* none */
+    bad1("a.example", "npm/", TOKEN, "f");                       /* no leading '/' */
+    bad1("a.example", "", TOKEN, "f");                           /* none */
+    bad1("a.example", "/npm/?x", TOKEN, "f");                    /* a query */
+    bad1("a.example", "/%6epm/", TOKEN, "f");                    /* not in the decoded form */
+    bad1("a.example", "/a%2Fb/", TOKEN, "f");                    /* an escaped '/' */
+    bad1("a.example", "/a/../b/", TOKEN, "f");                   /* a dot segment */
+    bad1("a.example", "/a\\\\b/", TOKEN, "f");                   /* a backslash */
     bad1("a.example", "/", "Bearer SECRET\\r\\nX-Evil: 1", "f"); /* CR LF */
     bad1("a.example", "/", "Bearer SECRET\\u0000", "f");         /* a NUL */
     bad1("a.example", "/", "Token SECRET", "f");                 /* another scheme */
@@ -234,8 +234,8 @@ static void test_signins__write_host_rule__reading_only(void **state)
     assert_false(cp_signins_may_carry("PATCH", "/pkg", NULL, 0));
     assert_false(cp_signins_may_carry("POST", "/o/r.git/git-receive-pack", NULL, 0));
     assert_false(cp_signins_may_carry("POST", "/legacy", NULL, 0));
-    assert_false(cp_signins_may_carry("GET", "/o/r.git/info/refs?service=git-receive-pack",
-                                      NULL, 0));
+    assert_false(
+        cp_signins_may_carry("GET", "/o/r.git/info/refs?service=git-receive-pack", NULL, 0));
     const char *down = "{\"operation\":\"download\",\"objects\":[]}";
     const char *up = "{\"operation\":\"upload\",\"objects\":[]}";
     const char *lfs = "/o/r.git/info/lfs/objects/batch";
