@@ -3,7 +3,8 @@
  * process on the machine; see places/egress/auth.h for the credential), the CA that signs the
  * certificates of read and write hosts from CONCH_EGRESS_CA and extra roots from
  * CONCH_EGRESS_TRUST (both copied, wiped and unset at start, for the same reason), and the
- * upstream proxy from HTTPS_PROXY and NO_PROXY (it may hold a password), and runs the loop. */
+ * upstream proxy from HTTPS_PROXY and NO_PROXY (it may hold a password), and runs the loop.
+ * Sign-ins come on standard input (places/egress/sign-ins-feed.h), never in argv. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "places/egress/ca.h"
 #include "places/egress/policy.h"
 #include "places/egress/proxy.h"
+#include "places/egress/sign-ins.h"
 #include "src/command.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
@@ -48,6 +51,7 @@ static const struct cp_option options[] = {
     {"head-timeout", 0, "SECONDS", "time for a whole request head (default 10)"},
     {"idle-timeout", 0, "SECONDS", "close a tunnel silent this long (default 600)"},
     {"exit-idle", 0, "SECONDS", "exit after this long with no connection (default: never)"},
+    {"sign-ins-stdin", 0, NULL, "read sign-in messages from standard input (one JSON line each)"},
     {0},
 };
 
@@ -242,6 +246,37 @@ static int configure(const struct cp_parsed *args, struct cp_egress_proxy_config
     return 0;
 }
 
+/* At the end the table is wiped (once no request holds it); the holder's lock stays valid for
+ * a tunnel's thread still running. */
+static void sign_ins_clear(struct cp_signins_holder **h)
+{
+    if (*h != NULL)
+        cp_signins_holder_set(*h, NULL);
+}
+
+/* A process holding the person's credentials leaves no core dump (a crash would write them to
+ * disk) and cannot be attached to by another process of its user. */
+static void guard_memory(void)
+{
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+/* --sign-ins-stdin: the table starts empty; the loop reads fd 0 for messages. The holder is
+ * static since the tunnels' detached threads may still read it while the handler returns. */
+static void set_sign_ins(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg)
+{
+    static struct cp_signins_holder holder;
+    cfg->sign_ins_fd = -1;
+    if (cp_arg(args, &cp_cmd_egress_proxy, "sign-ins-stdin") == NULL)
+        return;
+    guard_memory();
+    cp_signins_holder_init(&holder);
+    cfg->sign_ins = &holder;
+    cfg->sign_ins_fd = STDIN_FILENO;
+}
+
 static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
 {
     if (args->nrest != 0)
@@ -263,6 +298,9 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     };
     if (configure(args, &cfg, err) < 0)
         return cp_error_code(err);
+    __attribute__((cleanup(sign_ins_clear))) struct cp_signins_holder *sign_ins = NULL;
+    set_sign_ins(args, &cfg);
+    sign_ins = cfg.sign_ins;
     const char *listen_at = cp_arg(args, &cp_cmd_egress_proxy, "listen");
     cleanup_close int lfd = -1;
     if (open_log(cp_arg(args, &cp_cmd_egress_proxy, "log"), &log, err) < 0 ||

@@ -87,10 +87,23 @@ static int parse_one(const struct cp_command *cmd, int argc, char **argv, int *i
     return take_value(cmd, idx, NULL, argc, argv, i, out, err);
 }
 
+static size_t options_count(const struct cp_option *opts)
+{
+    size_t n = 0;
+    while (opts != NULL && opts[n].long_name != NULL)
+        n++;
+    return n;
+}
+
 int cp_command_parse(const struct cp_command *cmd, int argc, char **argv, struct cp_parsed *out,
                      cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
+    /* values[] is indexed by the option's place in the table: a longer table would write
+     * past it (egress-proxy's 17th option once did). */
+    if (options_count(cmd->options) > CP_OPTIONS_MAX)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "%s: more than %d options in its table",
+                             cmd->name, CP_OPTIONS_MAX);
     out->argc = argc;
     out->argv = argv;
     out->rest = xcalloc((size_t)argc + 1, sizeof(char *));

@@ -13,9 +13,12 @@ struct cp_option {
     const char *help;
 };
 
+#define CP_OPTIONS_MAX 32 /* options in one command's table; cp_command_parse checks */
+
 struct cp_parsed {
-    const char *values[16]; /* per option index: its argument, or "" for a set flag, or NULL */
-    char **rest;            /* positional arguments (borrowed from argv) */
+    const char *values[CP_OPTIONS_MAX]; /* per option index: its argument, "" for a set flag,
+                                           or NULL */
+    char **rest;                        /* positional arguments (borrowed from argv) */
     int nrest;
     int argc; /* the command's own argv, for options given more than once (cp_arg_next) */
     char **argv;

@@ -29,7 +29,10 @@ const char *cp_egress_verdict_name(enum cp_egress_reason reason)
     case CP_EGRESS_UPSTREAM_TLS:
     case CP_EGRESS_UPSTREAM_HTTP:
     case CP_EGRESS_CLIENT_TLS:
+    case CP_EGRESS_SIGNIN_REFUSED:
         return "failed";
+    case CP_EGRESS_SIGNINS_TAKEN:
+        return "allowed";
     default:
         return "refused";
     }
@@ -46,6 +49,19 @@ static void add_printable(json_object *o, const char *key, const char *value)
     json_object_object_add(o, key, json_object_new_string(text));
 }
 
+/* The sign-in fields: never the credential, only where it came from. */
+static void add_sign_in(json_object *o, const struct cp_egress_decision *d)
+{
+    if (d->signed_in)
+        json_object_object_add(o, "signed_in", json_object_new_boolean(1));
+    if (d->source != NULL)
+        json_object_object_add(o, "source", json_object_new_string(d->source));
+    if (d->detail != NULL)
+        json_object_object_add(o, "detail", json_object_new_string(d->detail));
+    if (d->reason == CP_EGRESS_SIGNINS_TAKEN)
+        json_object_object_add(o, "sign_ins", json_object_new_int64((int64_t)d->sign_ins));
+}
+
 static json_object *decision_json(const struct cp_egress_decision *d)
 {
     char when[32];
@@ -60,8 +76,9 @@ static json_object *decision_json(const struct cp_egress_decision *d)
     json_object_object_add(o, "verdict", json_object_new_string(cp_egress_verdict_name(d->reason)));
     json_object_object_add(o, "reason",
                            json_object_new_string(cp_egress_reason_info(d->reason)->slug));
-    json_object_object_add(o, "status",
-                           json_object_new_int(cp_egress_reason_info(d->reason)->status));
+    json_object_object_add(
+        o, "status",
+        json_object_new_int(d->status ? d->status : cp_egress_reason_info(d->reason)->status));
     if (d->addr != NULL)
         json_object_object_add(o, "addr", json_object_new_string(d->addr));
     if (d->sni != NULL)
@@ -72,6 +89,7 @@ static json_object *decision_json(const struct cp_egress_decision *d)
         add_printable(o, "method", d->method);
     if (d->path != NULL)
         add_printable(o, "path", d->path);
+    add_sign_in(o, d);
     return o;
 }
 

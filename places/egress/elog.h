@@ -16,10 +16,20 @@
  * Inside a tunnel the sidecar ends (terminate.h) every request is a line of its own, with
  * "method" and "path" (the request-target as sent, non-printable bytes as '?', cut at 200
  * characters), e.g. {..."verdict":"refused","reason":"method","status":403,"method":"PUT",
- * "path":"/pkg"}. Lines are written whole from several threads (one locked write each). */
+ * "path":"/pkg"}. Lines are written whole from several threads (one locked write each).
+ *
+ * Sign-ins (sign-ins.h): an allowed request that carried one adds "signed_in":true and
+ * "source" (the file or helper it came from); a 401 or 403 from the host to such a request is
+ * a line of its own, verdict "failed", reason "sign-in-refused", with the host's "status",
+ * method, path and source. The channel's messages have lines with no box and host "": reason
+ * "sign-ins-taken" (verdict "allowed", "sign_ins": the count) or "sign-ins" (verdict
+ * "refused", "detail": which entry and field, never a value). No line ever holds a
+ * credential. */
 #ifndef CONCH_EGRESS_ELOG_H
 #define CONCH_EGRESS_ELOG_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -39,6 +49,11 @@ struct cp_egress_decision {
     const char *via;    /* NULL when none */
     const char *method; /* a request inside a terminated tunnel; NULL for the tunnel's own */
     const char *path;   /* its request-target; NULL when method is */
+    int status;         /* 0: the reason's; else the host's (a refused sign-in's 401 or 403) */
+    bool signed_in;     /* the request carried a sign-in the sidecar added */
+    const char *source; /* where that sign-in came from (never the credential); or NULL */
+    const char *detail; /* a refused sign-in message's fault (no content); or NULL */
+    size_t sign_ins;    /* CP_EGRESS_SIGNINS_TAKEN: the entries of the new table */
 };
 
 #define CP_EGRESS_LOG_PATH_MAX 200

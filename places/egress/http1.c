@@ -257,6 +257,29 @@ int cp_http1_parse_request(const char *data, size_t len, const char *host,
     return request_framing(out, &s, reason);
 }
 
+/* Whether the header line at line[0..) is named name: the name, then its colon. */
+static bool line_named(const char *line, size_t n, const char *name)
+{
+    size_t m = strlen(name);
+    return n > m && line[m] == ':' && strncasecmp(line, name, m) == 0;
+}
+
+size_t cp_http1_drop_header(const char *data, size_t len, const char *name, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(data + i, '\n', len - i);
+        size_t n = nl != NULL ? (size_t)(nl - (data + i)) + 1 : len - i;
+        /* The request line (i == 0) never is a header, whatever its first word. */
+        if (i == 0 || !line_named(data + i, n, name)) {
+            memcpy(out + o, data + i, n);
+            o += n;
+        }
+        i += n;
+    }
+    return o;
+}
+
 /* ---- responses ---- */
 
 /* HTTP/1.x SP 3DIGIT [SP reason] CRLF; the offset after it, or 0. */

@@ -53,6 +53,12 @@ struct cp_http1_request {
 int cp_http1_parse_request(const char *data, size_t len, const char *host,
                            struct cp_http1_request *out, enum cp_egress_reason *reason);
 
+/* Copies the head at data[0..len), one cp_http1_parse_request allowed, into out (at least len
+ * bytes) without any header line named name (case-insensitive), the final empty line kept;
+ * returns the length written. The sidecar uses it to take the box's own Authorization off a
+ * request it signs in, so the box never chooses the credential that goes out. */
+size_t cp_http1_drop_header(const char *data, size_t len, const char *name, char *out);
+
 struct cp_http1_response {
     size_t head_len;
     int status;

@@ -14,6 +14,8 @@ libconch_la_SOURCES += \
 	places/egress/proxy.c places/egress/proxy.h \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
+	places/egress/sign-ins.c places/egress/sign-ins.h \
+	places/egress/sign-ins-feed.c places/egress/sign-ins-feed.h \
 	places/egress/terminate.c places/egress/terminate.h \
 	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
@@ -30,7 +32,11 @@ EXTRA_DIST += tests/egress/sidecar-upstream.test
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
+	tests/unit/test_egress_signins
+tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
+tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_http_SOURCES = tests/unit/test_egress_http.c
 tests_unit_test_egress_http_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_http_LDADD = $(TEST_LIBS)
@@ -57,15 +63,20 @@ tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
-	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
+	tests/unit/test_egress_signins
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
-# of a tunnel's handshake both ways, and the addresses a resolver hands back. Built as libFuzzer programs with --enable-fuzzers; always
+# of a tunnel's handshake both ways, the addresses a resolver hands back, and (from conch-place,
+# but holding secrets, so as strict) the sign-in channel's messages. Built as libFuzzer programs with --enable-fuzzers; always
 # replayed.
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
-	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_signins
+tests_fuzz_fuzz_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c
+tests_fuzz_fuzz_proxy_signins_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c
 tests_fuzz_fuzz_proxy_http1_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
@@ -84,7 +95,12 @@ tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
-	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 \
+	tests/fuzz/replay_proxy_signins
+tests_fuzz_replay_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_signins_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_signins\"
+tests_fuzz_replay_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_http1_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_http1\"
@@ -106,5 +122,5 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
-	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_signins
 EXTRA_DIST += bench/egress-proxy

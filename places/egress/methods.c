@@ -171,13 +171,22 @@ static struct cp_egress_rule_result result(enum cp_egress_rule_verdict v, int ro
     return (struct cp_egress_rule_result){v, row, why};
 }
 
+int cp_egress_methods_path(const char *target, char *out, size_t size)
+{
+    size_t cut = strcspn(target, "?");
+    /* decode() writes at most the input's length and a NUL */
+    if (cut >= size || decode(target, cut, out) < 0 || dot_segment(out))
+        return -1;
+    return 0;
+}
+
 struct cp_egress_rule_result cp_egress_methods_judge(const char *method, const char *target)
 {
     size_t n = strlen(target), cut = strcspn(target, "?");
     if (n > PATH_MAX_LEN)
         return result(CP_RULE_REFUSE, -1, "the target is too long");
     char path[PATH_MAX_LEN + 1], query[PATH_MAX_LEN + 1];
-    if (decode(target, cut, path) < 0 || dot_segment(path))
+    if (cp_egress_methods_path(target, path, sizeof(path)) < 0)
         return result(CP_RULE_REFUSE, -1,
                       "the path holds an escaped '/', '\\' or NUL, or a '.' or '..' segment");
     if (decode(target + cut, n - cut, query) < 0)

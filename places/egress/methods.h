@@ -23,6 +23,12 @@ struct cp_egress_rule_result {
 
 /* Judges method (as sent) and target (origin-form, with its query) against the table. */
 struct cp_egress_rule_result cp_egress_methods_judge(const char *method, const char *target);
+/* The path the table matches: target's path without the query, escapes of unreserved
+ * characters decoded, into out (size bytes). -1 when the table refuses the path (an escaped
+ * '/', '\' or NUL, a malformed escape, a '\', a '.' or '..' segment) or it does not fit.
+ * Sign-ins (sign-ins.h) match their prefixes against the same text, so one decoding rule
+ * decides both what a request may do and which credential it carries. */
+int cp_egress_methods_path(const char *target, char *out, size_t size);
 /* For CP_RULE_BODY: the whole body of the request, at most CP_EGRESS_BODY_RULE_MAX bytes. */
 bool cp_egress_methods_body_ok(int row, const char *body, size_t len);
 

@@ -24,6 +24,7 @@
 #include "places/egress/hello.h"
 #include "places/egress/proxy.h"
 #include "places/egress/request.h"
+#include "places/egress/sign-ins-feed.h"
 #include "places/egress/terminate.h"
 #include "places/egress/watch.h"
 #include "src/base/log.h"
@@ -109,6 +110,8 @@ struct proxy {
     char *scratch;
     int pipe[2]; /* the shared pipe, empty between uses; -1 until first needed */
     struct cp_egress_terminate_config term;
+    struct cp_signins_feed feed;
+    struct side feed_side; /* fd -1 when there is no channel, or once it ended */
 };
 
 static uint64_t now_ms(void)
@@ -1000,6 +1003,16 @@ static void take_answers(struct proxy *p)
     }
 }
 
+/* The sign-in channel: at its end the table stays and the fd is no longer watched (a closed
+ * pipe would otherwise wake the loop for ever). */
+static void read_sign_ins(struct proxy *p)
+{
+    if (cp_signins_feed_read(&p->feed) == 0)
+        return;
+    epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->feed_side.fd, NULL);
+    p->feed_side.fd = -1;
+}
+
 static void on_event(struct proxy *p, struct side *s, uint32_t ev)
 {
     if (s == &p->listener) {
@@ -1008,6 +1021,10 @@ static void on_event(struct proxy *p, struct side *s, uint32_t ev)
     }
     if (s == &p->resolver_side) {
         take_answers(p);
+        return;
+    }
+    if (s == &p->feed_side) {
+        read_sign_ins(p);
         return;
     }
     struct conn *c = s->c;
@@ -1092,6 +1109,29 @@ static void proxy_dispose(struct proxy *p)
         close(p->epfd);
     close_pipe(p->pipe);
     free(p->scratch);
+    cp_signins_feed_dispose(&p->feed);
+}
+
+/* The channel is watched like a socket (a sidecar's standard input is a pipe). epoll refuses
+ * a regular file or /dev/null with EPERM; reading those never blocks, so they are read whole
+ * now, which lets a standalone proxy take its sign-ins from a file. */
+static int watch_feed(struct proxy *p, cp_error_t *err)
+{
+    const struct cp_egress_proxy_config *cfg = p->cfg;
+    if (cfg->sign_ins == NULL || cfg->sign_ins_fd < 0)
+        return 0;
+    if (cp_signins_feed_init(&p->feed, cfg->sign_ins_fd, cfg->sign_ins, cfg->log, err) < 0)
+        return cp_error_code(err);
+    p->feed_side = (struct side){.fd = cfg->sign_ins_fd};
+    if (watch_new(p, &p->feed_side, EPOLLIN) == 0)
+        return 0;
+    p->feed_side.fd = -1;
+    if (errno != EPERM)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot watch fd %d for sign-ins",
+                             cfg->sign_ins_fd);
+    while (cp_signins_feed_read(&p->feed) == 0)
+        ;
+    return 0;
 }
 
 int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg, cp_error_t *err)
@@ -1106,7 +1146,9 @@ int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg,
         .log = cfg->log,
         .head_timeout_ms = cfg->head_timeout_ms,
         .idle_timeout_ms = cfg->idle_timeout_ms,
+        .sign_ins = cfg->sign_ins,
     };
+    p.feed_side.fd = -1;
     p.epfd = epoll_create1(EPOLL_CLOEXEC);
     if (p.epfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot create the epoll instance");
@@ -1115,5 +1157,7 @@ int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg,
     p.resolver_side = (struct side){.fd = cp_egress_resolver_fd(p.resolver)};
     if (watch_new(&p, &p.listener, EPOLLIN) < 0 || watch_new(&p, &p.resolver_side, EPOLLIN) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot watch the listening socket");
+    if (watch_feed(&p, err) < 0)
+        return cp_error_code(err);
     return loop(&p, err);
 }

@@ -9,6 +9,7 @@
 
 #include "places/egress/policy.h"
 #include "places/egress/resolver.h"
+#include "places/egress/sign-ins.h"
 #include "places/egress/tls.h"
 #include "places/egress/upstream.h"
 #include "src/base/error.h"
@@ -29,6 +30,11 @@ struct cp_egress_proxy_config {
     /* The TLS ends of read and write hosts' tunnels (terminate.h); NULL: every tunnel is
      * blind, as a pass-through host's. */
     struct cp_egress_tls *tls;
+    /* Sign-ins added to reading requests in those tunnels (sign-ins.h); NULL: none. When
+     * sign_ins_fd is not -1 the loop reads messages from it that replace the table
+     * (sign-ins-feed.h). */
+    struct cp_signins_holder *sign_ins;
+    int sign_ins_fd;
 };
 
 /* Fills in the defaults for every field left zero. */

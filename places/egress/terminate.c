@@ -52,6 +52,13 @@ struct framing {
     struct cp_http1_chunked chunked;
 };
 
+/* A request sent on and not yet answered. */
+struct sent {
+    bool head;    /* a HEAD: its answer has no body */
+    char *source; /* the sign-in's source when we added one, else NULL; then method, path */
+    char *method, *path;
+};
+
 struct side {
     SSL *ssl;
     int fd;
@@ -72,8 +79,8 @@ struct worker {
     char *held;       /* R_HELD: the head and the body a rule must read */
     size_t held_len, held_want;
     int held_row;
-    char *method, *target; /* the request being read or held, for the log */
-    bool heads[QUEUE_MAX]; /* of the requests awaiting answers: was it HEAD? */
+    char *method, *target;       /* the request being read or held, for the log */
+    struct sent sent[QUEUE_MAX]; /* the requests awaiting answers, from qfirst */
     size_t qfirst, qn;
     enum sstate ss;
     bool resp_close;
@@ -92,10 +99,10 @@ static uint64_t now_ms(void)
 
 /* ---- the log ---- */
 
-static void log_line(struct worker *w, enum cp_egress_reason reason, const char *method,
-                     const char *path)
+static struct cp_egress_decision decision(const struct worker *w, enum cp_egress_reason reason,
+                                          const char *method, const char *path)
 {
-    struct cp_egress_decision d = {
+    return (struct cp_egress_decision){
         .time = time(NULL),
         .box = w->h.box,
         .host = w->h.host,
@@ -106,9 +113,20 @@ static void log_line(struct worker *w, enum cp_egress_reason reason, const char 
         .method = method,
         .path = method != NULL ? (path != NULL ? path : "") : NULL,
     };
+}
+
+static void log_decision(const struct worker *w, const struct cp_egress_decision *d)
+{
     cleanup_error cp_error_t err = NULL;
-    if (cp_egress_log_write(w->cfg.log, &d, &err) < 0)
+    if (cp_egress_log_write(w->cfg.log, d, &err) < 0)
         cp_error_print(&err);
+}
+
+static void log_line(struct worker *w, enum cp_egress_reason reason, const char *method,
+                     const char *path)
+{
+    struct cp_egress_decision d = decision(w, reason, method, path);
+    log_decision(w, &d);
 }
 
 /* ---- TLS I/O with deadlines ---- */
@@ -281,38 +299,63 @@ static void refuse(struct worker *w, enum cp_egress_reason reason, const char *w
     w->rs = R_STOP;
 }
 
-/* The hook for what the next issue adds: headers for an allowed request to this host and
- * path (a sign-in the sidecar holds and the box never sees), written just before the head's
- * final CRLF. Nothing yet. */
-static size_t added_headers(const struct worker *w, const char *method, const char *target,
-                            char *out, size_t size)
+/* Sends the head on: signed in when it reads and the table has an entry for this host and
+ * path (the box's own Authorization then taken off), as the box wrote it otherwise. *source
+ * is the entry's source, the caller's, or NULL when none was added. */
+static int send_head(struct worker *w, const char *head, size_t len, bool reading, char **source)
 {
-    return 0;
-}
-
-static int send_head(struct worker *w, const char *head, size_t len)
-{
-    char extra[4096];
-    size_t n = added_headers(w, w->method, w->target, extra, sizeof(extra));
-    if (n == 0)
+    *source = NULL;
+    struct cp_signins *t =
+        reading && w->cfg.sign_ins != NULL ? cp_signins_holder_get(w->cfg.sign_ins) : NULL;
+    const struct cp_signin *s = cp_signins_match(t, w->h.host, w->target);
+    if (s == NULL) {
+        cp_signins_unref(t);
         return push(w, &w->host, head, len);
-    if (push(w, &w->host, head, len - 2) < 0 || push(w, &w->host, extra, n) < 0)
-        return -1;
-    return push(w, &w->host, "\r\n", 2);
+    }
+    size_t n = 0;
+    char *signed_head = cp_signins_head(s, head, len, &n);
+    *source = xstrdup(s->source);
+    cp_signins_unref(t);
+    int r = push(w, &w->host, signed_head, n);
+    cp_signins_head_free(signed_head, n);
+    return r;
 }
 
-static void queue_push(struct worker *w, bool head)
+static void queue_push(struct worker *w, bool head, char *source)
 {
-    w->heads[(w->qfirst + w->qn++) % QUEUE_MAX] = head;
+    struct sent *q = &w->sent[(w->qfirst + w->qn++) % QUEUE_MAX];
+    *q = (struct sent){.head = head, .source = source};
+    if (source != NULL) {
+        q->method = xstrdup(w->method);
+        q->path = xstrdup(w->target);
+    }
 }
 
-/* Sends an allowed head on and starts its body. */
-static int forward(struct worker *w, const struct cp_http1_request *r, const char *head)
+static void sent_dispose(struct sent *q)
 {
-    if (send_head(w, head, r->head_len) < 0)
+    free(q->source);
+    free(q->method);
+    free(q->path);
+    *q = (struct sent){0};
+}
+
+/* Sends an allowed head on and starts its body. body: the whole body when a rule read it
+ * (held), else NULL; with it the read table says whether the request only fetches, which alone
+ * may carry a sign-in. */
+static int forward(struct worker *w, const struct cp_http1_request *r, const char *head,
+                   const char *body, size_t body_len)
+{
+    bool reading = cp_signins_may_carry(w->method, w->target, body, body_len);
+    char *source = NULL;
+    if (send_head(w, head, r->head_len, reading, &source) < 0) {
+        free(source);
         return -1;
-    log_line(w, CP_EGRESS_ALLOWED, w->method, w->target);
-    queue_push(w, strcmp(w->method, "HEAD") == 0);
+    }
+    struct cp_egress_decision d = decision(w, CP_EGRESS_ALLOWED, w->method, w->target);
+    d.signed_in = source != NULL;
+    d.source = source;
+    log_decision(w, &d);
+    queue_push(w, strcmp(w->method, "HEAD") == 0, source);
     framing_start(&w->rf, r->body, r->length);
     w->close_after = r->close;
     w->rs = r->body == CP_HTTP1_BODY_NONE ? (r->close ? R_STOP : R_HEAD) : R_BODY;
@@ -325,10 +368,15 @@ static void set_request(struct worker *w, const char *head, const struct cp_http
     w->target = xasprintf("%.*s", (int)r->target.len, head + r->target.off);
 }
 
-/* A read host's rule that reads the body: the head is held until the body is whole. */
+static bool holdable(const struct cp_http1_request *r)
+{
+    return r->body == CP_HTTP1_BODY_LENGTH && r->length <= CP_EGRESS_BODY_RULE_MAX;
+}
+
+/* A rule that reads the body: the head is held until the body is whole. */
 static int hold(struct worker *w, const struct cp_http1_request *r, const char *head, int row)
 {
-    if (r->body != CP_HTTP1_BODY_LENGTH || r->length > CP_EGRESS_BODY_RULE_MAX) {
+    if (!holdable(r)) {
         refuse(w, CP_EGRESS_METHOD,
                "a body this rule reads must come with a Content-Length of "
                "at most 1 MiB",
@@ -344,18 +392,41 @@ static int hold(struct worker *w, const struct cp_http1_request *r, const char *
     return 0;
 }
 
+/* Whether the table has an entry for this request's host and path. */
+static bool sign_in_listed(struct worker *w)
+{
+    if (w->cfg.sign_ins == NULL)
+        return false;
+    struct cp_signins *t = cp_signins_holder_get(w->cfg.sign_ins);
+    bool listed = cp_signins_match(t, w->h.host, w->target) != NULL;
+    cp_signins_unref(t);
+    return listed;
+}
+
+/* A write host takes everything; the read table decides only whether a request reads, and
+ * so may carry a sign-in. A body that decides it is held only when a sign-in waits on it and
+ * it can be held (else the request goes unsigned, as it is), since a write host never
+ * refuses. */
+static int judge_write(struct worker *w, const struct cp_http1_request *r, const char *head,
+                       struct cp_egress_rule_result j)
+{
+    if (j.verdict == CP_RULE_BODY && holdable(r) && sign_in_listed(w))
+        return hold(w, r, head, j.row);
+    return forward(w, r, head, NULL, 0);
+}
+
 static int judge_head(struct worker *w, const struct cp_http1_request *r, const char *head)
 {
-    if (w->h.mode == CP_EGRESS_MODE_WRITE)
-        return forward(w, r, head);
     struct cp_egress_rule_result j = cp_egress_methods_judge(w->method, w->target);
+    if (w->h.mode == CP_EGRESS_MODE_WRITE)
+        return judge_write(w, r, head, j);
     if (j.verdict == CP_RULE_REFUSE) {
         refuse(w, CP_EGRESS_METHOD, j.why, head, r->head_len);
         return 0;
     }
     if (j.verdict == CP_RULE_BODY)
         return hold(w, r, head, j.row);
-    return forward(w, r, head);
+    return forward(w, r, head, NULL, 0);
 }
 
 static int on_head(struct worker *w)
@@ -397,12 +468,14 @@ static int on_held(struct worker *w)
     enum cp_egress_reason reason;
     cp_http1_parse_request(w->held, w->held_len, w->h.host, &r, &reason);
     size_t body = w->held_len - r.head_len;
-    if (!cp_egress_methods_body_ok(w->held_row, w->held + r.head_len, body)) {
+    if (!cp_egress_methods_body_ok(w->held_row, w->held + r.head_len, body) &&
+        w->h.mode != CP_EGRESS_MODE_WRITE) {
         refuse(w, CP_EGRESS_METHOD, "only a download batch passes", w->held, r.head_len);
         return 1;
     }
     r.body = CP_HTTP1_BODY_NONE; /* the body goes with the head, here */
-    if (forward(w, &r, w->held) < 0 || push(w, &w->host, w->held + r.head_len, body) < 0)
+    if (forward(w, &r, w->held, w->held + r.head_len, body) < 0 ||
+        push(w, &w->host, w->held + r.head_len, body) < 0)
         return -1;
     free(w->held);
     w->held = NULL;
@@ -451,15 +524,31 @@ static int step_request(struct worker *w)
 
 static void answered(struct worker *w)
 {
+    sent_dispose(&w->sent[w->qfirst]);
     w->qfirst = (w->qfirst + 1) % QUEUE_MAX;
     w->qn--;
     w->ss = S_HEAD;
 }
 
+/* A 401 or 403 to a request we signed in: the credential is stale or wrong, and the person
+ * renews it where it came from, so the line names that place. The answer itself goes to the
+ * box unchanged. */
+static void check_sign_in(struct worker *w, int status)
+{
+    const struct sent *q = &w->sent[w->qfirst];
+    if (q->source == NULL || (status != 401 && status != 403))
+        return;
+    struct cp_egress_decision d = decision(w, CP_EGRESS_SIGNIN_REFUSED, q->method, q->path);
+    d.status = status;
+    d.signed_in = true;
+    d.source = q->source;
+    log_decision(w, &d);
+}
+
 static int on_response_head(struct worker *w)
 {
     struct cp_http1_response r;
-    bool head = w->qn > 0 && w->heads[w->qfirst];
+    bool head = w->qn > 0 && w->sent[w->qfirst].head;
     int p = cp_http1_parse_response(w->host.buf, w->host.len, head, &r);
     if (p == 1)
         return 0;
@@ -472,6 +561,7 @@ static int on_response_head(struct worker *w)
     consume(&w->host, r.head_len);
     if (r.status / 100 == 1)
         return 1; /* 100 Continue and the like: the real answer follows */
+    check_sign_in(w, r.status);
     w->resp_close = r.close;
     framing_start(&w->sf, r.body, r.length);
     if (r.body == CP_HTTP1_BODY_NONE)
@@ -665,6 +755,8 @@ static void worker_free(struct worker *w)
     free(w->method);
     free(w->target);
     free(w->refusal);
+    for (size_t i = 0; i < QUEUE_MAX; i++)
+        sent_dispose(&w->sent[i]);
     free(w);
     atomic_fetch_sub(&active, 1);
 }

@@ -3,7 +3,8 @@
  * with a minted certificate, opens its own TLS to the host (verified), and carries HTTP/1.1
  * between them one request and one response at a time per direction, each request judged by
  * the host's mode (policy.h: methods.h's table for a read host, nothing for a write host) and
- * logged as a decision line of its own. */
+ * logged as a decision line of its own. A reading request to a host the person signed in to
+ * goes out with the sidecar's Authorization in place of the box's (sign-ins.h). */
 #ifndef CONCH_EGRESS_TERMINATE_H
 #define CONCH_EGRESS_TERMINATE_H
 
@@ -14,6 +15,7 @@
 #include "places/egress/auth.h"
 #include "places/egress/policy.h"
 #include "places/egress/request.h"
+#include "places/egress/sign-ins.h"
 #include "places/egress/tls.h"
 #include "src/base/error.h"
 
@@ -22,6 +24,7 @@ struct cp_egress_terminate_config {
     FILE *log;
     unsigned head_timeout_ms; /* each handshake, and a request head once its first byte came */
     unsigned idle_timeout_ms; /* no byte either way */
+    struct cp_signins_holder *sign_ins; /* read per request; NULL: no sign-ins */
 };
 
 /* What the loop hands over. The fds and the hello are the worker's from the call on, whatever

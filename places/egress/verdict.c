@@ -74,6 +74,13 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
     [CP_EGRESS_CLIENT_TLS] = {403, "Forbidden", "tls_protocol_error", "client-tls",
                               "the box's TLS handshake with the sidecar failed; does the box "
                               "trust the egress CA?"},
+    [CP_EGRESS_SIGNIN_REFUSED] = {401, "Unauthorized", "http_request_denied", "sign-in-refused",
+                                  "the registry refused the sign-in the sidecar added; renew it "
+                                  "where it came from"},
+    [CP_EGRESS_SIGNINS] = {400, "Bad Request", "proxy_internal_error", "sign-ins",
+                           "the sign-in message was refused whole; the sign-ins before it stay"},
+    [CP_EGRESS_SIGNINS_TAKEN] = {200, "OK", "proxy_internal_error", "sign-ins-taken",
+                                 "the sign-in message replaced the table"},
 };
 
 const struct cp_egress_reason_info *cp_egress_reason_info(enum cp_egress_reason reason)

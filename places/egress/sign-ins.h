@@ -1,0 +1,85 @@
+/* Sign-ins the sidecar adds to a box's reading requests: the person's credentials for private
+ * registries and git remotes, which the box must never hold. conch-place writes them to the
+ * sidecar's standard input (sign-ins-feed.h) as one JSON document a line:
+ *
+ *   {"sign_ins":[{"host":"npm.corp.example","prefix":"/npm/",
+ *                 "authorization":"Bearer abc","source":"~/.npmrc"}]}
+ *
+ * host is a lower-case name compared exactly with the tunnel's CONNECT host; prefix begins
+ * with '/' and is compared with the request's path as the method table reads it
+ * (cp_egress_methods_path: query cut, unreserved escapes decoded, tricks refused); a prefix
+ * ending in '/' takes every path under it, another one that path and those under it as a
+ * folder ("/a" takes "/a" and "/a/b", not "/ab"). authorization is the whole Authorization
+ * value ("Bearer TOKEN" or "Basic BASE64"); source names where it came from (a file, or "git
+ * credential (helper)") and is never secret. Each message replaces the whole table.
+ *
+ * The authorization value is a secret: it is wiped where this file can reach it (the table's
+ * copies, the parser's buffers) and appears in no error message or log line. */
+#ifndef CONCH_EGRESS_SIGN_INS_H
+#define CONCH_EGRESS_SIGN_INS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/base/error.h"
+
+#define CP_SIGNINS_MESSAGE_MAX (1024 * 1024) /* one line, without its newline */
+#define CP_SIGNINS_MAX         256           /* entries in one message */
+#define CP_SIGNIN_HOST_MAX     253
+#define CP_SIGNIN_PREFIX_MAX   1024
+#define CP_SIGNIN_AUTH_MAX     8192
+#define CP_SIGNIN_SOURCE_MAX   512
+
+struct cp_signin {
+    char *host, *prefix, *authorization, *source;
+};
+
+/* A table: immutable once parsed, shared by reference (see the holder below). */
+struct cp_signins;
+
+/* Parses and validates one message (data[0..len), no newline). Any bad field refuses the whole
+ * message; the error names the entry and the field, never a value. *out is the caller's
+ * reference (cp_signins_unref). */
+int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_error_t *err);
+
+size_t cp_signins_count(const struct cp_signins *t);
+struct cp_signins *cp_signins_ref(struct cp_signins *t);
+/* Drops a reference; the last one wipes every value and frees the table. NULL is fine. */
+void cp_signins_unref(struct cp_signins *t);
+
+/* The entry for a request to host (lower-case) with this request-target (origin-form, query
+ * and all): host equal, the longest matching prefix; NULL when none, or when the path is one
+ * the method table refuses. Borrowed from t. */
+const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char *host,
+                                         const char *target);
+
+/* Whether a request may carry a sign-in: only one the read table allows, on a read or a write
+ * host alike (sign-ins are for fetching; an upload never carries the person's credential).
+ * body: the request's whole body when the table's row reads it (an LFS batch), else NULL. */
+bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len);
+
+/* The head at head[0..len) (one cp_http1_parse_request allowed) with every Authorization line
+ * the box wrote taken out and ours put in before the final empty line. Heap, the caller's:
+ * it holds the secret, so free it with cp_signins_head_free. */
+char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, size_t *len_out);
+void cp_signins_head_free(char *head, size_t len);
+
+/* Where the current table lives. A table is swapped in whole and workers take a reference
+ * per request: the mutex guards only the pointer and the count's increment (a lone atomic
+ * pointer could be freed between a worker's load and its increment), so the loop never waits
+ * on a request, a worker never reads a freed table, and a table is wiped when its last
+ * request is done with it. */
+struct cp_signins_holder {
+    pthread_mutex_t lock;
+    struct cp_signins *table; /* NULL: none */
+};
+
+void cp_signins_holder_init(struct cp_signins_holder *h);
+void cp_signins_holder_dispose(struct cp_signins_holder *h);
+/* Puts t (the caller's reference, given up; NULL clears) in place of the current table. */
+void cp_signins_holder_set(struct cp_signins_holder *h, struct cp_signins *t);
+/* A reference to the current table, or NULL; cp_signins_unref when done. */
+struct cp_signins *cp_signins_holder_get(struct cp_signins_holder *h);
+
+#endif
