@@ -139,7 +139,7 @@ EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from
 # the registry, and the CA's key nowhere in a box (both engines, root for port 443).
 TESTS += tests/integration/egress-tls.test
-EXTRA_DIST += tests/integration/egress-tls.test tests/integration/git-https-server.py
+EXTRA_DIST += tests/integration/egress-tls.test tests/integration/https-test-server.py
 
 # The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
 # after another, never beside each other (a `clean` in one removes what another is making).

@@ -44,6 +44,9 @@
 #include "places/container/egress-image.h"
 #include "places/container/egress-trust.h"
 #include "places/container/seal-probe.h"
+#include "places/container/sign-in-send.h"
+#include "places/container/sign-ins.h"
+#include "src/base/secrets.h"
 #include "places/container/sidecar.h"
 #include "places/egress/auth.h"
 #include "places/egress/ca.h"
@@ -114,6 +117,7 @@ static char **proxy_args(const struct cp_allowlist *list)
     push(&v, &n, xasprintf("0.0.0.0:%d", CP_SIDECAR_PORT));
     push(&v, &n, xstrdup("--exit-idle"));
     push(&v, &n, xasprintf("%ld", idle));
+    push(&v, &n, xstrdup("--sign-ins-stdin")); /* each run's sign-ins (sign-in-send.h) */
     if (list->allow_all)
         push(&v, &n, xstrdup("--allow-all"));
     /* One flag per mode (egress-proxy's): fetching only, every method, or a blind tunnel. */
@@ -454,6 +458,9 @@ static json_object *sidecar_body(const struct cp_engine *e, const struct cp_side
     json_object_object_add(c, "Env", strv_json(env));
     json_object_object_add(c, "User", json_object_new_string("65534:65534"));
     json_object_object_add(c, "Labels", egress_labels(n));
+    /* Standard input stays open for the sidecar's life: each run's sign-ins come that way. */
+    json_object_object_add(c, "OpenStdin", json_object_new_boolean(1));
+    json_object_object_add(c, "StdinOnce", json_object_new_boolean(0));
     json_object_object_add(c, "HostConfig", sidecar_host_config(e));
     return c;
 }
@@ -744,6 +751,37 @@ static int trust_load(const struct cp_config *cfg, struct cp_sidecar_trust *t, c
     return 0;
 }
 
+/* A sidecar given sign-ins has a mark, so that a run with none clears them and a run with none
+ * for a sidecar without them costs no attach. */
+static char *signed_mark(const struct cp_sidecar *s)
+{
+    cleanup_free char *dir = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_workplaces_dir(&dir, &err) < 0)
+        return NULL;
+    return xasprintf("%s/signed-%.64s", dir, s->id);
+}
+
+/* This run's sign-ins, read afresh, into the sidecar: one run at a time per folder. */
+static int give_sign_ins(struct cp_engine *e, const struct cp_sidecar *s,
+                         const struct cp_sign_ins *ins, cp_error_t *err)
+{
+    cleanup_free char *mark = signed_mark(s);
+    if (ins->n == 0 && (mark == NULL || access(mark, F_OK) != 0))
+        return 0;
+    char id[17];
+    cp_box_random_hex(id, sizeof(id));
+    cleanup_secret char *line = cp_sign_ins_message(ins, id);
+    cleanup_close int lock = lock_seal(s->name, err);
+    if (lock < 0 || cp_sidecar_send_sign_ins(e, s, line, id, err) < 0)
+        return cp_error_wrap(err, "giving the egress sidecar your sign-ins");
+    if (mark != NULL && ins->n == 0)
+        unlink(mark);
+    else if (mark != NULL)
+        close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    return 0;
+}
+
 int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
                     const char *box, const char *image_id, struct cp_seal *out, cp_error_t *err)
 {
@@ -751,8 +789,11 @@ int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_co
     out->since = time(NULL) - 1;
     out->box = xstrdup(box);
     __attribute__((cleanup(trust_dispose))) struct cp_sidecar_trust trust = {0};
-    if (trust_load(cfg, &trust, err) < 0 || cp_allowlist_for(workdir, cfg, &out->list, err) < 0 ||
+    cleanup_sign_ins struct cp_sign_ins ins = {0};
+    if (trust_load(cfg, &trust, err) < 0 || cp_sign_ins_for(workdir, &ins, err) < 0 ||
+        cp_allowlist_signed_for(workdir, cfg, &ins, &out->list, err) < 0 ||
         cp_sidecar_ensure(e, &out->list, workdir, &trust, &out->sidecar, err) < 0 ||
+        give_sign_ins(e, &out->sidecar, &ins, err) < 0 ||
         cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0 ||
         cp_egress_box_bundle(e, image_id, trust.ca_pem, &out->ca_bundle, &out->ca_paths, err) < 0) {
         cp_seal_dispose(out);

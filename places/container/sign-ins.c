@@ -653,10 +653,12 @@ static json_object *entry(const struct cp_sign_in *s)
     return o;
 }
 
-char *cp_sign_ins_message(const struct cp_sign_ins *s)
+char *cp_sign_ins_message(const struct cp_sign_ins *s, const char *id)
 {
     json_object *doc = json_object_new_object();
     json_object *a = json_object_new_array();
+    if (id != NULL)
+        json_object_object_add(doc, "id", json_object_new_string(id));
     for (size_t i = 0; i < s->n; i++)
         json_object_array_add(a, entry(&s->v[i]));
     json_object_object_add(doc, "sign_ins", a);

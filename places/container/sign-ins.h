@@ -27,9 +27,10 @@ struct cp_sign_ins {
 int cp_sign_ins_collect(const struct cp_allowlist_sources *src, struct cp_sign_ins *out,
                         cp_error_t *err);
 
-/* The sidecar's message: {"sign_ins":[{"host","prefix","authorization","source"}...]} on one
- * line ending in '\n'. The caller wipes and frees it (cp_free_secret). */
-char *cp_sign_ins_message(const struct cp_sign_ins *s);
+/* The sidecar's message: {"id","sign_ins":[{"host","prefix","authorization","source"}...]} on
+ * one line ending in '\n'; id (hex, or NULL for none) comes back in the sidecar's answer. The
+ * caller wipes and frees it (cp_free_secret). */
+char *cp_sign_ins_message(const struct cp_sign_ins *s, const char *id);
 
 /* Whether host has a sign-in (for `hosts` words). */
 bool cp_sign_ins_has(const struct cp_sign_ins *s, const char *host);

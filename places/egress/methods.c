@@ -2,10 +2,13 @@
  *
  * Paths are matched after one normalisation, not as sent: the query is cut at the first '?';
  * percent-escapes of unreserved characters (letters, digits, "-._~") are decoded, as RFC 3986
- * 6.2.2.2 says they mean the same; and a target is refused outright when it holds what a server
- * might read as another path than ours: an escaped '/', '\' or NUL, any other malformed escape,
- * a '\', or a "." or ".." segment. So "/info/%72efs" is matched as "/info/refs", and
- * "/x/%2e%2e/git-receive-pack" never is matched at all. */
+ * 6.2.2.2 says they mean the same; every other escape stays as sent, an escaped '/' or '\' too:
+ * npm names a scoped package "/@scope%2fname", so such a path is fetched, but it is never a
+ * separator to a rule or a sign-in's prefix, which can only make a match stricter. A target is
+ * refused outright when it holds what a server might read as another place than ours: an escaped
+ * NUL, a malformed escape, a '\', or a "." or ".." segment, also one that an escaped '/' or '\'
+ * would make ("/npm/..%2fother", which a server may decode to "/other"). So "/info/%72efs" is
+ * matched as "/info/refs", and "/x/%2e%2e/git-receive-pack" never is matched at all. */
 #include "config.h"
 
 #include <string.h>
@@ -111,7 +114,7 @@ static int decode(const char *in, size_t n, char *out)
             return -1; /* a '%' without two digits after it */
         int a = unhex(in[i + 1]), b = a < 0 ? -1 : unhex(in[i + 2]);
         int c = a * 16 + b;
-        if (a < 0 || b < 0 || c == 0 || c == '/' || c == '\\')
+        if (a < 0 || b < 0 || c == 0)
             return -1;
         if (unreserved(c)) {
             out[o++] = (char)c;
@@ -125,15 +128,38 @@ static int decode(const char *in, size_t n, char *out)
     return 0;
 }
 
-/* A "." or ".." segment anywhere in the decoded path. */
+/* Whether path holds a separator here: '/', or an escaped '/' or '\' a server may decode. */
+static size_t separator(const char *p)
+{
+    if (*p == '/')
+        return 1;
+    if (p[0] == '%' && p[1] != '\0' &&
+        (strncasecmp(p, "%2f", 3) == 0 || strncasecmp(p, "%5c", 3) == 0))
+        return 3;
+    return 0;
+}
+
+/* A "." or ".." segment anywhere in the decoded path, escaped separators counted. */
 static bool dot_segment(const char *path)
 {
-    for (const char *s = path; (s = strchr(s, '/')) != NULL; s++) {
-        size_t n = strcspn(s + 1, "/");
-        if ((n == 1 && s[1] == '.') || (n == 2 && s[1] == '.' && s[2] == '.'))
-            return true;
+    size_t dots = 0;
+    bool start = false;
+    for (const char *p = path;; p++) {
+        size_t sep = *p == '\0' ? 1 : separator(p);
+        if (sep > 0) {
+            if (start && (dots == 1 || dots == 2))
+                return true;
+            if (*p == '\0')
+                return false;
+            start = true;
+            dots = 0;
+            p += sep - 1;
+        } else if (*p == '.' && start) {
+            dots++;
+        } else {
+            start = false;
+        }
     }
-    return false;
 }
 
 static bool method_listed(const char *methods, const char *method)
@@ -188,9 +214,9 @@ struct cp_egress_rule_result cp_egress_methods_judge(const char *method, const c
     char path[PATH_MAX_LEN + 1], query[PATH_MAX_LEN + 1];
     if (cp_egress_methods_path(target, path, sizeof(path)) < 0)
         return result(CP_RULE_REFUSE, -1,
-                      "the path holds an escaped '/', '\\' or NUL, or a '.' or '..' segment");
+                      "the path holds an escaped NUL, a '\\', or a '.' or '..' segment");
     if (decode(target + cut, n - cut, query) < 0)
-        return result(CP_RULE_REFUSE, -1, "the query holds an escaped '/', '\\' or NUL");
+        return result(CP_RULE_REFUSE, -1, "the query holds an escaped NUL or a bad escape");
     for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
         if ((int)i == dropped || !row_matches(&rows[i], method, path, query))
             continue;

@@ -24,8 +24,9 @@ struct cp_egress_rule_result {
 /* Judges method (as sent) and target (origin-form, with its query) against the table. */
 struct cp_egress_rule_result cp_egress_methods_judge(const char *method, const char *target);
 /* The path the table matches: target's path without the query, escapes of unreserved
- * characters decoded, into out (size bytes). -1 when the table refuses the path (an escaped
- * '/', '\' or NUL, a malformed escape, a '\', a '.' or '..' segment) or it does not fit.
+ * characters decoded (an escaped '/' stays as sent: no separator), into out (size bytes). -1
+ * when the table refuses the path (an escaped NUL, a malformed escape, a '\', a '.' or '..'
+ * segment, escaped separators counted) or it does not fit.
  * Sign-ins (sign-ins.h) match their prefixes against the same text, so one decoding rule
  * decides both what a request may do and which credential it carries. */
 int cp_egress_methods_path(const char *target, char *out, size_t size);

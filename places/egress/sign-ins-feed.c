@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 
 #include "places/egress/elog.h"
 #include "places/egress/sign-ins-feed.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 #define READ_CHUNK (64 * 1024)
@@ -57,8 +59,14 @@ static void take_line(struct cp_signins_feed *f, const char *line, size_t len)
         return;
     }
     size_t n = cp_signins_count(t);
+    char answer[CP_SIGNINS_ID_MAX + 32] = "";
+    if (cp_signins_id(t)[0] != '\0')
+        snprintf(answer, sizeof(answer), "sign-ins %s %zu\n", cp_signins_id(t), n);
     cp_signins_holder_set(f->table, t);
     log_outcome(f, CP_EGRESS_SIGNINS_TAKEN, NULL, n);
+    /* The sender waits for this on standard output: from now on, requests carry the table. */
+    if (answer[0] != '\0' && cp_write_all(STDOUT_FILENO, answer, strlen(answer)) < 0)
+        cp_debug("cannot answer the sign-ins' sender: %s", strerror(errno));
 }
 
 static void line_done(struct cp_signins_feed *f)

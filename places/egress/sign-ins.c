@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -25,6 +26,7 @@ struct cp_signins {
     atomic_uint refs;
     size_t n;
     struct cp_signin *v;
+    char id[CP_SIGNINS_ID_MAX + 1]; /* the sender's, for its answer; "" when none came */
 };
 
 /* ---- the table ---- */
@@ -50,6 +52,26 @@ static void table_freep(struct cp_signins **t)
 {
     if (*t != NULL)
         table_free(*t);
+}
+
+const char *cp_signins_id(const struct cp_signins *t)
+{
+    return t->id;
+}
+
+/* The optional "id": lower-case hex, which the answer on standard output repeats. */
+static int id_take(json_object *doc, struct cp_signins *t, cp_error_t *err)
+{
+    json_object *id = NULL;
+    if (!json_object_object_get_ex(doc, "id", &id))
+        return 0;
+    const char *s = json_object_is_type(id, json_type_string) ? json_object_get_string(id) : "";
+    size_t n = strlen(s);
+    if (n == 0 || n > CP_SIGNINS_ID_MAX || strspn(s, "0123456789abcdef") != n)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the message's id must be 1 to %d hex digits",
+                             CP_SIGNINS_ID_MAX);
+    memcpy(t->id, s, n + 1);
+    return 0;
 }
 
 size_t cp_signins_count(const struct cp_signins *t)
@@ -248,12 +270,14 @@ int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_e
     if (parse_json(data, len, &doc, err) < 0)
         return cp_error_code(err);
     json_object *list = NULL;
-    if (!json_object_is_type(doc, json_type_object) || json_object_object_length(doc) != 1 ||
-        !json_object_object_get_ex(doc, "sign_ins", &list) ||
+    int keys = json_object_is_type(doc, json_type_object) ? json_object_object_length(doc) : 0;
+    bool has_id = json_object_object_get_ex(doc, "id", NULL);
+    if (keys != 1 + has_id || !json_object_object_get_ex(doc, "sign_ins", &list) ||
         !json_object_is_type(list, json_type_array))
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the message must be {\"sign_ins\":[...]}");
+        return cp_error_make(err, CP_ERR_FAILED, 0,
+                             "the message must be {\"sign_ins\":[...]} with an optional \"id\"");
     __attribute__((cleanup(table_freep))) struct cp_signins *t = xcalloc(1, sizeof(*t));
-    if (entries_take(list, t, err) < 0)
+    if (id_take(doc, t, err) < 0 || entries_take(list, t, err) < 0)
         return cp_error_code(err);
     atomic_init(&t->refs, 1);
     *out = steal_pointer(&t);

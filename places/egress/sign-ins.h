@@ -44,6 +44,9 @@ struct cp_signins;
 int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_error_t *err);
 
 size_t cp_signins_count(const struct cp_signins *t);
+/* The message's "id" (hex), or "" when it had none. */
+#define CP_SIGNINS_ID_MAX 64
+const char *cp_signins_id(const struct cp_signins *t);
 struct cp_signins *cp_signins_ref(struct cp_signins *t);
 /* Drops a reference; the last one wipes every value and frees the table. NULL is fine. */
 void cp_signins_unref(struct cp_signins *t);

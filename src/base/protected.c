@@ -83,6 +83,15 @@ const char *const cp_host_run_default[] = {
     ".login",
     ".logout",
     ".config/fish/",
+    /* Package managers act on these with the person's keys at the next install here: where
+     * tokens are sent (and the sidecar's sign-ins follow: a planted registry would be allowed
+     * and signed in to), and yarnPath / yarn-path and Bun's preload, which run code. */
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    "bunfig.toml",
+    ".bunfig.toml",
+    "pip.conf",
     NULL,
 };
 

@@ -267,6 +267,12 @@ static void test_methods__encoded_tricks__refused(void **state)
     assert_int_equal(judge("GET", "/a/%zz"), CP_RULE_REFUSE);
     assert_int_equal(judge("POST", "/o/r.git/git-upload-pac%6b"), CP_RULE_ALLOW);
     assert_int_equal(judge("POST", "/o/r.git/git-upload-pack?x=/../"), CP_RULE_ALLOW);
+    /* npm's scoped packages and escaped slashes in a query are fetched as they are ... */
+    assert_int_equal(judge("GET", "/npm/@corp%2fsecret-pkg"), CP_RULE_ALLOW);
+    assert_int_equal(judge("GET", "/search?q=a%2Fb"), CP_RULE_ALLOW);
+    /* ... but never separate a POST's path: this is no upload-pack. */
+    assert_int_equal(judge("POST", "/o/r.git%2fgit-upload-pack"), CP_RULE_REFUSE);
+    assert_int_equal(judge("GET", "/a/..%5Cb"), CP_RULE_REFUSE);
 }
 
 static void test_methods__each_row__has_a_test(void **state)

@@ -78,6 +78,29 @@ static void test_signins__good_message__taken(void **state)
     cp_signins_unref(t);
 }
 
+/* The sender's id comes back on standard output; anything but hex digits is refused. */
+static void test_signins__id__kept_or_refused(void **state)
+{
+    struct cp_signins *t = parse_ok("{\"id\":\"0a1b2c\",\"sign_ins\":[]}");
+    assert_string_equal(cp_signins_id(t), "0a1b2c");
+    cp_signins_unref(t);
+    t = parse_ok("{\"sign_ins\":[]}");
+    assert_string_equal(cp_signins_id(t), "");
+    cp_signins_unref(t);
+    static const char *bad[] = {
+        "{\"id\":\"\",\"sign_ins\":[]}",
+        "{\"id\":\"0A\",\"sign_ins\":[]}",
+        "{\"id\":\"ab\\n\",\"sign_ins\":[]}",
+        "{\"id\":7,\"sign_ins\":[]}",
+        "{\"id\":\"ab\",\"sign_ins\":[],\"more\":1}",
+        "{\"id\":\"ab\"}",
+        "{\"id\":\"00000000000000000000000000000000000000000000000000000000000000000\","
+        "\"sign_ins\":[]}",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+        parse_bad(bad[i], strlen(bad[i]));
+}
+
 static void test_signins__bad_shapes__refused_whole(void **state)
 {
     static const char *bad[] = {
@@ -110,18 +133,19 @@ static void test_signins__bad_shapes__refused_whole(void **state)
 
 static void test_signins__bad_fields__refused(void **state)
 {
-    bad1("NPM.example", "/", TOKEN, "f");                        /* upper case */
-    bad1("a example", "/", TOKEN, "f");                          /* a space */
-    bad1(".a.example", "/", TOKEN, "f");                         /* a leading dot */
-    bad1("a..example", "/", TOKEN, "f");                         /* an empty label */
-    bad1("", "/", TOKEN, "f");                                   /* none */
-    bad1("a.example", "npm/", TOKEN, "f");                       /* no leading '/' */
-    bad1("a.example", "", TOKEN, "f");                           /* none */
-    bad1("a.example", "/npm/?x", TOKEN, "f");                    /* a query */
-    bad1("a.example", "/%6epm/", TOKEN, "f");                    /* not in the decoded form */
-    bad1("a.example", "/a%2Fb/", TOKEN, "f");                    /* an escaped '/' */
-    bad1("a.example", "/a/../b/", TOKEN, "f");                   /* a dot segment */
-    bad1("a.example", "/a\\\\b/", TOKEN, "f");                   /* a backslash */
+    bad1("NPM.example", "/", TOKEN, "f");        /* upper case */
+    bad1("a example", "/", TOKEN, "f");          /* a space */
+    bad1(".a.example", "/", TOKEN, "f");         /* a leading dot */
+    bad1("a..example", "/", TOKEN, "f");         /* an empty label */
+    bad1("", "/", TOKEN, "f");                   /* none */
+    bad1("a.example", "npm/", TOKEN, "f");       /* no leading '/' */
+    bad1("a.example", "", TOKEN, "f");           /* none */
+    bad1("a.example", "/npm/?x", TOKEN, "f");    /* a query */
+    bad1("a.example", "/%6epm/", TOKEN, "f");    /* not in the decoded form */
+    bad1("a.example", "/a%00b/", TOKEN, "f");    /* an escaped NUL */
+    bad1("a.example", "/a/..%2Fb/", TOKEN, "f"); /* a '..' an escaped '/' would make */
+    bad1("a.example", "/a/../b/", TOKEN, "f");   /* a dot segment */
+    bad1("a.example", "/a\\\\b/", TOKEN, "f");   /* a backslash */
     bad1("a.example", "/", "Bearer SECRET\\r\\nX-Evil: 1", "f"); /* CR LF */
     bad1("a.example", "/", "Bearer SECRET\\u0000", "f");         /* a NUL */
     bad1("a.example", "/", "Token SECRET", "f");                 /* another scheme */
@@ -220,6 +244,10 @@ static void test_signins__match__decoding_never_widens(void **state)
     assert_string_equal(matched(t, "git.example", "/team\\..\\other"), "none");
     assert_string_equal(matched(t, "git.example", "/team/%00"), "none");
     assert_string_equal(matched(t, "git.example", "/team/x%"), "none");
+    /* An escaped '/' is fetched (npm's "/@scope%2fname") but never a separator: under the
+     * prefix it matches, and it cannot make a path reach under a prefix it is not under. */
+    assert_string_equal(matched(t, "git.example", "/team/@corp%2fpkg"), "git");
+    assert_string_equal(matched(t, "git.example", "/team%2fr.git"), "none");
     cp_signins_unref(t);
 }
 
@@ -373,6 +401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_signins__good_message__taken),
         cmocka_unit_test(test_signins__bad_shapes__refused_whole),
+        cmocka_unit_test(test_signins__id__kept_or_refused),
         cmocka_unit_test(test_signins__bad_fields__refused),
         cmocka_unit_test(test_signins__past_bounds__refused),
         cmocka_unit_test(test_signins__match__longest_prefix_wins),

@@ -1016,7 +1016,8 @@ static void test_landing__one_list__every_pattern_refused_at_depth(void **state)
     assert_null(cp_rules_check_back(NULL, "a/credentials"));
     assert_null(cp_rules_check_back(NULL, ".cargo/config.toml"));
     assert_null(cp_rules_check_back(NULL, ".docker/daemon.json"));
-    assert_null(cp_rules_check_back(NULL, ".yarnrc.yml"));
+    /* Not a key, but yarnPath in it runs code at the next install here: host-run. */
+    assert_string_equal(cp_rules_check_back(NULL, ".yarnrc.yml"), CP_RULES_HOST_RUN);
 }
 
 int main(void)

@@ -320,7 +320,7 @@ static void test_sign_ins__message__one_line_of_json(void **state)
     put(home, ".npmrc", "//a.example/r/:_authToken=t\"q\\\n//b.example/:_auth=QUI=\n");
     cleanup_sign_ins struct cp_sign_ins s = {0};
     assert_int_equal(collect(&s), 0);
-    char *msg = cp_sign_ins_message(&s);
+    char *msg = cp_sign_ins_message(&s, NULL);
     size_t n = strlen(msg);
     assert_true(n > 1 && msg[n - 1] == '\n');
     assert_null(memchr(msg, '\n', n - 1));
@@ -338,8 +338,8 @@ static void test_sign_ins__message__one_line_of_json(void **state)
     json_object_put(doc);
     cp_free_secret(msg);
     struct cp_sign_ins none = {0};
-    char *empty = cp_sign_ins_message(&none);
-    assert_string_equal(empty, "{\"sign_ins\":[]}\n");
+    char *empty = cp_sign_ins_message(&none, "ab12");
+    assert_string_equal(empty, "{\"id\":\"ab12\",\"sign_ins\":[]}\n"); /* the id, for the answer */
     cp_free_secret(empty);
 }
 

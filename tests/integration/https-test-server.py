@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""A test host for the egress tests on ADDR:443, one certificate per server name (SNI), every
+request it is sent written to a log ("HOST METHOD PATH?QUERY AUTH" a line, AUTH "-" or "auth")
+so that a test can tell what reached it and whether it carried a sign-in. Each name serves:
+- git http-backend over its git root, pushes enabled on every repository (a push that fails
+  did so before it got here);
+- an npm registry under /npm/ from its npm folder: NAME.json packuments, tarballs by their
+  file name; a publish (PUT) is answered 201 and kept nowhere.
+A name with "auth" answers 401 to a request without exactly that Authorization value.
+
+Usage: https-test-server.py ADDR CONFIG.json   (prints "ready" once listening)
+CONFIG: {"log": PATH, "names": {NAME: {"cert", "key", "git": ROOT, "npm": DIR, "auth": VALUE}}}
+"""
+import json
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
+
+addr, config = sys.argv[1], json.load(open(sys.argv[2]))
+names = config["names"]
+contexts = {}
+for name, spec in names.items():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(spec["cert"], spec["key"])
+    contexts[name] = ctx
+default = next(iter(contexts.values()))
+log_lock = threading.Lock()
+
+
+def pick(sock, name, _ctx):
+    if name in contexts:
+        sock.context = contexts[name]
+
+
+default.sni_callback = pick
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return out
+                out += self.rfile.read(size)
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+
+    def answer(self, status, data, ctype="text/plain", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def git(self, root, data):
+        path, _, query = self.path.partition("?")
+        env = dict(os.environ, GIT_PROJECT_ROOT=root, GIT_HTTP_EXPORT_ALL="1",
+                   REQUEST_METHOD=self.command, PATH_INFO=path, QUERY_STRING=query,
+                   CONTENT_TYPE=self.headers.get("Content-Type", ""),
+                   CONTENT_LENGTH=str(len(data)), REMOTE_USER="tester", REMOTE_ADDR="127.0.0.1",
+                   GIT_HTTP_MAX_REQUEST_BUFFER="100M")
+        if self.headers.get("Content-Encoding"):
+            env["HTTP_CONTENT_ENCODING"] = self.headers["Content-Encoding"]
+        if self.headers.get("Git-Protocol"):
+            env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
+        out = subprocess.run(["git", "http-backend"], input=data, env=env,
+                             stdout=subprocess.PIPE).stdout
+        head, sep, rest = out.partition(b"\r\n\r\n")
+        if not sep:
+            head, _, rest = out.partition(b"\n\n")
+        status, headers, ctype = 200, [], "application/octet-stream"
+        for line in head.decode("latin-1").splitlines():
+            k, _, v = line.partition(":")
+            if k.lower() == "status":
+                status = int(v.strip().split()[0])
+            elif k.lower() == "content-type":
+                ctype = v.strip()
+            elif k:
+                headers.append((k, v.strip()))
+        self.answer(status, rest, ctype, headers)
+
+    def npm(self, folder):
+        if self.command == "PUT":
+            return self.answer(201, b'{"ok":true}', "application/json")
+        rest = unquote(self.path.partition("?")[0][len("/npm/"):])
+        if "/-/" in rest:
+            f = os.path.join(folder, os.path.basename(rest))
+            ctype = "application/octet-stream"
+        else:
+            f = os.path.join(folder, rest.replace("/", "%2f") + ".json")
+            ctype = "application/json"
+        if not os.path.isfile(f):
+            return self.answer(404, b'{"error":"not found"}', "application/json")
+        self.answer(200, open(f, "rb").read(), ctype)
+
+    def serve(self):
+        host = self.headers.get("Host", "").split(":")[0]
+        spec = names.get(host, {})
+        auth = self.headers.get("Authorization")
+        with log_lock, open(config["log"], "a") as f:
+            f.write("%s %s %s %s\n" % (host, self.command, self.path, "auth" if auth else "-"))
+        data = self.body()
+        if "auth" in spec and auth != spec["auth"]:
+            return self.answer(401, b"sign in first\n",
+                               headers=[("WWW-Authenticate", 'Basic realm="test"')])
+        if self.path.startswith("/npm/") and "npm" in spec:
+            return self.npm(spec["npm"])
+        if "git" in spec:
+            return self.git(spec["git"], data)
+        self.answer(404, b"nothing here\n")
+
+    do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = do_PATCH = serve
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    address_family = socket.AF_INET
+
+    def get_request(self):
+        sock, peer = super().get_request()
+        # The handshake happens in the handler's thread, so a slow client holds up no other.
+        return default.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), peer
+
+
+srv = Server((addr, 443), Handler)
+print("ready", flush=True)
+srv.serve_forever()
