@@ -1,5 +1,5 @@
 #!/bin/sh
-# The default work image: Debian bookworm with git, Node.js and npm, Python 3, a C compiler,
+# The default work image: Debian bookworm with git, Node.js and npm, Python 3 and pip, a C compiler,
 # curl and CA certificates. debootstrap's minbase first (--include=npm fails while
 # configuring), then the rest with apt-get inside the tree. Needs root.
 set -eu
@@ -23,7 +23,7 @@ mount -t proc proc "$root/proc"
 trap 'umount "$root/proc" 2>/dev/null || true' EXIT
 chroot "$root" apt-get update -q
 chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    git nodejs npm python3 gcc libc6-dev make curl ca-certificates
+    git nodejs npm python3 python3-pip gcc libc6-dev make curl ca-certificates
 chroot "$root" apt-get clean
 rm -rf "$root"/var/lib/apt/lists/* "$root/etc/resolv.conf"
 : >"$root/etc/resolv.conf"
