@@ -118,6 +118,8 @@ static char **proxy_args(const struct cp_allowlist *list)
     push(&v, &n, xstrdup("--exit-idle"));
     push(&v, &n, xasprintf("%ld", idle));
     push(&v, &n, xstrdup("--sign-ins-stdin")); /* each run's sign-ins (sign-in-send.h) */
+    push(&v, &n, xstrdup("--max-connections"));
+    push(&v, &n, xasprintf("%d", CP_SIDECAR_CONNECTIONS));
     if (list->allow_all)
         push(&v, &n, xstrdup("--allow-all"));
     /* One flag per mode (egress-proxy's): fetching only, every method, or a blind tunnel. */
@@ -408,8 +410,10 @@ static json_object *sidecar_host_config(const struct cp_engine *e)
     json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
     json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
     json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    json_object_object_add(h, "PidsLimit", json_object_new_int64(256));
-    json_object_object_add(h, "Memory", json_object_new_int64(256LL * 1024 * 1024));
+    /* A tunnel whose TLS the sidecar ends has a thread of its own: room for every connection
+     * it takes, and the memory of their TLS (two TLS objects and their buffers each). */
+    json_object_object_add(h, "PidsLimit", json_object_new_int64(CP_SIDECAR_CONNECTIONS + 64));
+    json_object_object_add(h, "Memory", json_object_new_int64(512LL * 1024 * 1024));
     json_object_object_add(h, "AutoRemove", json_object_new_boolean(1));
     if (!is_podman(e)) { /* the decisions are read back through the log API: keep it bounded */
         json_object *log = json_object_new_object(), *cfg = json_object_new_object();

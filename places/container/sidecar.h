@@ -16,6 +16,9 @@
 
 #define CP_SIDECAR_PORT      3128
 #define CP_SIDECAR_IDLE_SECS 900
+/* Connections a sidecar takes at once, every box of its folder together (each past it is
+ * answered 503); its threads and memory are bounded to fit. */
+#define CP_SIDECAR_CONNECTIONS 1024
 
 /* Knobs for tests and unusual networks, folded into the list's hash:
  * CONCH_EGRESS_ALLOW_CIDR  comma-separated CIDRs listed names may reach although not public
