@@ -989,7 +989,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_keyless__settings_files__sent_without_keys_kept_here,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_keyless__settings_over_1mb__not_sent, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_keyless__made_there_none_here__refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keyless__made_there_none_here__refused, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
