@@ -21,6 +21,7 @@
 #include "places/egress/ca.h"
 #include "places/egress/policy.h"
 #include "places/egress/proxy.h"
+#include "places/egress/sign-ins-door.h"
 #include "places/egress/sign-ins.h"
 #include "src/command.h"
 #include "src/base/log.h"
@@ -52,6 +53,7 @@ static const struct cp_option options[] = {
     {"idle-timeout", 0, "SECONDS", "close a tunnel silent this long (default 600)"},
     {"exit-idle", 0, "SECONDS", "exit after this long with no connection (default: never)"},
     {"sign-ins-stdin", 0, NULL, "read sign-in messages from standard input (one JSON line each)"},
+    {"send-sign-ins", 0, NULL, "hand the message on standard input to this namespace's proxy"},
     {0},
 };
 
@@ -277,8 +279,55 @@ static void set_sign_ins(const struct cp_parsed *args, struct cp_egress_proxy_co
     cfg->sign_ins_fd = STDIN_FILENO;
 }
 
+/* The second door (sign-ins-door.h): where an attach cannot keep standard input open. A proxy
+ * whose namespace holds one already (two beside each other on one computer) has stdin only. */
+static void open_door(const struct cp_egress_proxy_config *cfg)
+{
+    cleanup_error cp_error_t err = NULL;
+    if (cfg->sign_ins != NULL && cp_signins_door_open(cfg->sign_ins, cfg->log, &err) < 0)
+        cp_debug("%s", err->msg);
+}
+
+/* One message from fd: up to and with its newline (its sender writes nothing after it). */
+static int read_message(int fd, char **out, size_t *len, cp_error_t *err)
+{
+    size_t cap = CP_SIGNINS_MESSAGE_MAX + 2;
+    char *buf = xmalloc(cap);
+    *len = 0;
+    while (*len < cap && (*len == 0 || buf[*len - 1] != '\n')) {
+        ssize_t n = read(fd, buf + *len, cap - *len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        *len += (size_t)n;
+    }
+    *out = buf;
+    if (*len == 0 || buf[*len - 1] != '\n')
+        return cp_error_make(err, CP_ERR_USAGE, 0, "standard input held no whole message");
+    return 0;
+}
+
+/* --send-sign-ins: what conch-place runs in a sidecar through the engine's exec API, the
+ * message on standard input, the proxy's answer on standard output. */
+static int send_sign_ins(cp_error_t *err)
+{
+    __attribute__((cleanup(cp_cleanup_freep))) char *line = NULL;
+    size_t len = 0;
+    if (read_message(STDIN_FILENO, &line, &len, err) < 0 ||
+        cp_signins_door_send(line, len, STDOUT_FILENO, err) < 0) {
+        if (line != NULL)
+            explicit_bzero(line, len);
+        return cp_error_wrap(err, "--send-sign-ins");
+    }
+    explicit_bzero(line, len);
+    return 0;
+}
+
 static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
 {
+    if (cp_arg(args, &cp_cmd_egress_proxy, "send-sign-ins") != NULL)
+        return send_sign_ins(err);
     if (args->nrest != 0)
         return cp_error_make(err, CP_ERR_USAGE, 0, "egress-proxy takes no arguments");
     cleanup_egress_policy struct cp_egress_policy policy = {0};
@@ -308,6 +357,7 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
         return cp_error_code(err);
     cfg.secret = secret;
     cfg.log = log;
+    open_door(&cfg);
     install_stop_handlers();
     cp_debug("egress proxy on %s, %zu hosts allowed%s%s", listen_at ? listen_at : "0.0.0.0:3128",
              policy.npatterns, upstream.host[0] ? ", through the upstream proxy " : "",

@@ -11,6 +11,7 @@
 #include "places/container/sign-in-send.h"
 #include "places/container/stream.h"
 #include "src/base/buf.h"
+#include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
 
@@ -84,16 +85,47 @@ static int wait_ack(int fd, struct cp_buf *got, const char *id, cp_error_t *err)
     return 0;
 }
 
+/* Podman 4 closes a box's standard input when an attach ends (measured: a second attach's line
+ * never arrives), so there the message goes through the sidecar's second door: the proxy's own
+ * binary, run in the sidecar by the exec API, hands it on (places/egress/sign-ins-door.h). */
+static int open_stream(struct cp_engine *e, const struct cp_sidecar *s, int *fd, struct cp_buf *got,
+                       cp_error_t *err)
+{
+    if (strcmp(e->kind, "podman") != 0) {
+        cleanup_free char *path =
+            xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=0", s->id);
+        return cp_stream_hijack(e, "POST", path, NULL, fd, got, err);
+    }
+    static const char *const argv[] = {"/conch-place", "egress-proxy", "--send-sign-ins", NULL};
+    cleanup_json json_object *body = json_object_new_object(), *reply = NULL;
+    json_object *cmd = json_object_new_array();
+    for (size_t i = 0; argv[i] != NULL; i++)
+        json_object_array_add(cmd, json_object_new_string(argv[i]));
+    json_object_object_add(body, "Cmd", cmd);
+    json_object_object_add(body, "AttachStdin", json_object_new_boolean(1));
+    json_object_object_add(body, "AttachStdout", json_object_new_boolean(1));
+    json_object_object_add(body, "AttachStderr", json_object_new_boolean(0));
+    cleanup_free char *path = xasprintf("/containers/%s/exec", s->id);
+    if (cp_engine_call(e, "POST", path, body, &reply, err) < 0)
+        return cp_error_code(err);
+    const char *id = cp_json_str(reply, "Id");
+    if (id == NULL || strspn(id, "0123456789abcdef") != strlen(id))
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine gave the exec no id");
+    cleanup_json json_object *start = json_object_new_object();
+    json_object_object_add(start, "Detach", json_object_new_boolean(0));
+    json_object_object_add(start, "Tty", json_object_new_boolean(0));
+    cleanup_free char *start_path = xasprintf("/exec/%s/start", id);
+    return cp_stream_hijack(e, "POST", start_path, start, fd, got, err);
+}
+
 int cp_sidecar_send_sign_ins(struct cp_engine *e, const struct cp_sidecar *s, const char *line,
                              const char *id, cp_error_t *err)
 {
-    cleanup_free char *path =
-        xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=0", s->id);
     cleanup_close int fd = -1;
     cleanup_buf struct cp_buf got;
     cp_buf_init(&got, ACK_MAX);
-    if (cp_stream_hijack(e, "POST", path, NULL, &fd, &got, err) < 0)
-        return cp_error_wrap(err, "attaching to the egress sidecar");
+    if (open_stream(e, s, &fd, &got, err) < 0)
+        return cp_error_wrap(err, "reaching the egress sidecar");
     if (cp_write_all(fd, line, strlen(line)) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "writing to the egress sidecar");
     if (wait_ack(fd, &got, id, err) < 0) {

@@ -3,7 +3,9 @@
  * writes one line, the whole table read afresh for that run, then waits for the sidecar to say
  * on its standard output that the line with this run's id is in force, so the box's first
  * request already carries them. Only whoever may use the engine can attach: no box can, and
- * nothing goes through argv, a file or a log. */
+ * nothing goes through argv, a file or a log. On Podman, whose attach closes the sidecar's
+ * standard input when it ends, the line goes to the same proxy through its second door, by an
+ * exec of the sidecar's own binary (places/egress/sign-ins-door.h). */
 #ifndef CONCH_SIGN_IN_SEND_H
 #define CONCH_SIGN_IN_SEND_H
 

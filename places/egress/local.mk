@@ -16,6 +16,7 @@ libconch_la_SOURCES += \
 	places/egress/resolver.c places/egress/resolver.h \
 	places/egress/sign-ins.c places/egress/sign-ins.h \
 	places/egress/sign-ins-feed.c places/egress/sign-ins-feed.h \
+	places/egress/sign-ins-door.c places/egress/sign-ins-door.h \
 	places/egress/terminate.c places/egress/terminate.h \
 	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \

@@ -19,7 +19,7 @@
 int cp_signins_feed_init(struct cp_signins_feed *f, int fd, struct cp_signins_holder *table,
                          FILE *log, cp_error_t *err)
 {
-    *f = (struct cp_signins_feed){.fd = fd, .table = table, .log = log};
+    *f = (struct cp_signins_feed){.fd = fd, .table = table, .log = log, .answer_fd = STDOUT_FILENO};
     int fl = fcntl(fd, F_GETFL);
     if (fd >= 0 && (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0))
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read sign-ins from fd %d", fd);
@@ -64,8 +64,8 @@ static void take_line(struct cp_signins_feed *f, const char *line, size_t len)
         snprintf(answer, sizeof(answer), "sign-ins %s %zu\n", cp_signins_id(t), n);
     cp_signins_holder_set(f->table, t);
     log_outcome(f, CP_EGRESS_SIGNINS_TAKEN, NULL, n);
-    /* The sender waits for this on standard output: from now on, requests carry the table. */
-    if (answer[0] != '\0' && cp_write_all(STDOUT_FILENO, answer, strlen(answer)) < 0)
+    /* The sender waits for this: from now on, requests carry the table. */
+    if (answer[0] != '\0' && cp_write_all(f->answer_fd, answer, strlen(answer)) < 0)
         cp_debug("cannot answer the sign-ins' sender: %s", strerror(errno));
 }
 

@@ -23,6 +23,8 @@ struct cp_signins_feed {
     size_t len;
     bool discarding; /* past the bound: dropping bytes until the next newline */
     bool eof;
+    int answer_fd; /* where "sign-ins ID N" goes once a message with an id is taken: standard
+                    * output (init's choice), or the door's connection (sign-ins-door.h) */
 };
 
 /* Sets fd non-blocking and the feed up; cp_signins_feed_dispose wipes and frees it. */

@@ -6,6 +6,9 @@
  * or a log line. */
 #include "config.h"
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "places/egress/sign-ins-door.h"
 #include "places/egress/sign-ins-feed.h"
 #include "places/egress/sign-ins.h"
 #include "src/base/util.h"
@@ -396,6 +401,50 @@ static void test_feed__overlong__dropped_to_newline(void **state)
     assert_null(strstr(x->log, "SSSS"));
 }
 
+/* The second door, in a network namespace of its own (abstract names are per namespace, so a
+ * proxy running beside the test cannot answer instead): the answer comes back on the sender's
+ * side, the table is the message's, and a bad message gets no answer and keeps the table. */
+static void test_door__message__taken_and_answered(void **state)
+{
+    if (unshare(CLONE_NEWNET) != 0)
+        skip(); /* not root: the door is also checked end to end by egress-tls.test */
+    struct cp_signins_holder h;
+    cp_signins_holder_init(&h);
+    cleanup_error cp_error_t err = NULL;
+    assert_int_equal(cp_signins_door_open(&h, NULL, &err), 0);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    cleanup_free char *m = message1("a.example", "/", TOKEN, "f");
+    cleanup_free char *line = xasprintf("{\"id\":\"c0ffee\",%s\n", m + 1);
+    assert_int_equal(cp_signins_door_send(line, strlen(line), p[1], &err), 0);
+    char got[64] = {0};
+    assert_true(read(p[0], got, sizeof(got) - 1) > 0);
+    assert_string_equal(got, "sign-ins c0ffee 1\n");
+    struct cp_signins *t = cp_signins_holder_get(&h);
+    assert_int_equal(cp_signins_count(t), 1);
+    cp_signins_unref(t);
+    cleanup_error cp_error_t bad = NULL;
+    assert_true(cp_signins_door_send("junk\n", 5, p[1], &bad) < 0);
+    /* Another user of the namespace gets no answer and changes nothing. */
+    pid_t kid = fork();
+    if (kid == 0) {
+        cp_error_t kerr = NULL;
+        signal(SIGPIPE, SIG_IGN); /* the door hangs up on a stranger at once */
+        _exit(setuid(65534) == 0 &&
+                      cp_signins_door_send("{\"id\":\"ab\",\"sign_ins\":[]}\n", 27, p[1], &kerr) < 0
+                  ? 0
+                  : 1);
+    }
+    int status = -1;
+    waitpid(kid, &status, 0);
+    assert_int_equal(status, 0);
+    t = cp_signins_holder_get(&h);
+    assert_int_equal(cp_signins_count(t), 1);
+    cp_signins_unref(t);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +463,7 @@ int main(void)
                                         feed_teardown),
         cmocka_unit_test_setup_teardown(test_feed__overlong__dropped_to_newline, feed_setup,
                                         feed_teardown),
+        cmocka_unit_test(test_door__message__taken_and_answered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
