@@ -408,7 +408,7 @@ static void test_door__message__taken_and_answered(void **state)
 {
     if (unshare(CLONE_NEWNET) != 0)
         skip(); /* not root: the door is also checked end to end by egress-tls.test */
-    struct cp_signins_holder h;
+    static struct cp_signins_holder h; /* the door's thread keeps it for the process's life */
     cp_signins_holder_init(&h);
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(cp_signins_door_open(&h, NULL, &err), 0);
@@ -443,6 +443,7 @@ static void test_door__message__taken_and_answered(void **state)
     cp_signins_unref(t);
     close(p[0]);
     close(p[1]);
+    cp_signins_holder_set(&h, NULL);
 }
 
 int main(void)

@@ -928,6 +928,7 @@ static void test_keyless__made_there_none_here__refused(void **state)
     put_file(far, ".npmrc", "registry=https://new.example/\n");
     assert_int_equal(pull(&rep), 0);
     assert_false(exists_nofollow(S.work, ".npmrc"));
+    cp_report_dispose(&rep);
 }
 
 int main(void)

@@ -199,9 +199,9 @@ static void test_sign_ins__npmrc_project_and_home__project_wins(void **state)
 
 static void test_sign_ins__npmrc_bad_shapes__ignored(void **state)
 {
-    char **v = cp_npmrc_sign_in_lines("//:_authToken=x\n_authToken=y\n//h/:other=z\n"
-                                      "//h/:_authToken\n@s:registry=https://a/\n",
-                                      86);
+    static const char text[] = "//:_authToken=x\n_authToken=y\n//h/:other=z\n"
+                               "//h/:_authToken\n@s:registry=https://a/\n";
+    char **v = cp_npmrc_sign_in_lines(text, sizeof(text) - 1);
     assert_null(v[0]);
     cp_strv_free_secret(v);
 }
