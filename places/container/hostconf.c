@@ -34,16 +34,6 @@ static void keep(struct reader *r, char *item)
     r->items[r->n] = NULL;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
 static void lower(char *s)
 {
     for (; *s; s++)
@@ -54,7 +44,7 @@ static void lower(char *s)
  * the text up to an unquoted comment where the dialect has them. */
 static char *value_of(char *v, enum dialect d)
 {
-    v = trim(v);
+    v = cp_trim_blanks(v);
     if (*v == '"' || (*v == '\'' && d == BUNFIG)) {
         char q = *v, *out = v, *in = v + 1;
         for (; *in && *in != q; in++) {
@@ -67,7 +57,7 @@ static char *value_of(char *v, enum dialect d)
     }
     if (d == GITCONFIG || d == BUNFIG)
         v[strcspn(v, d == GITCONFIG ? "#;" : "#")] = '\0';
-    return trim(v);
+    return cp_trim_blanks(v);
 }
 
 /* [section], [section "sub"] and [section.sub]; git keeps the subsection after a tab. */
@@ -79,13 +69,13 @@ static void take_section(struct reader *r, char *line)
         return;
     }
     *end = '\0';
-    char *name = trim(line + 1), *quote = strchr(name, '"');
+    char *name = cp_trim_blanks(line + 1), *quote = strchr(name, '"');
     if (r->dialect == GITCONFIG && quote != NULL) {
         *quote = '\0';
         char *sub = quote + 1, *close = strrchr(sub, '"');
         if (close != NULL)
             *close = '\0';
-        char *sect = trim(name);
+        char *sect = cp_trim_blanks(name);
         lower(sect);
         snprintf(r->section, sizeof(r->section), "%s\t%s", sect, sub);
         return;
@@ -110,12 +100,12 @@ static char *inline_url(char *v)
         p = strstr(p + 3, "url");
     if (p == NULL)
         return NULL;
-    p = trim(p + 3);
+    p = cp_trim_blanks(p + 3);
     if (*p != '=')
         return NULL;
     char *val = value_of(p + 1, BUNFIG);
     val[strcspn(val, ",}")] = '\0';
-    return trim(val);
+    return cp_trim_blanks(val);
 }
 
 static void bunfig_pair(struct reader *r, const char *key, char *v)
@@ -129,7 +119,7 @@ static void bunfig_pair(struct reader *r, const char *key, char *v)
     }
     if (!scopes && !(strcmp(s, "install") == 0 && strcmp(key, "registry") == 0))
         return;
-    char *t = trim(v);
+    char *t = cp_trim_blanks(v);
     char *url = *t == '{' ? inline_url(t + 1) : value_of(t, BUNFIG);
     if (url != NULL && *url != '\0')
         keep(r, xstrdup(url));
@@ -184,13 +174,13 @@ static void line(struct reader *r, char *l)
 {
     bool indented = *l == ' ' || *l == '\t';
     if (r->dialect == PIPCONF && r->more_indexes && indented) {
-        char *t = trim(l);
+        char *t = cp_trim_blanks(l);
         if (*t != '#' && *t != ';')
             keep_words(r, t);
         return;
     }
     r->more_indexes = false;
-    l = trim(l);
+    l = cp_trim_blanks(l);
     if (*l == '\0' || *l == '#' || *l == ';')
         return;
     if (*l == '[' && r->dialect != NPMRC) {
@@ -201,7 +191,7 @@ static void line(struct reader *r, char *l)
     if (l[k] == '\0')
         return;
     l[k] = '\0';
-    char *key = trim(l);
+    char *key = cp_trim_blanks(l);
     if (r->dialect == BUNFIG && (*key == '"' || *key == '\''))
         key = value_of(key, BUNFIG);
     pair(r, key, l + k + 1);

@@ -55,21 +55,11 @@ static char **done(struct records *r)
     return r->v != NULL ? r->v : xcalloc(1, sizeof(char *));
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* A quoted value up to its closing quote (\" and \\ kept as the character); else as is, or up
  * to a '#' comment where comments may follow (TOML). */
 static char *unquote(char *v, bool comments)
 {
-    v = trim(v);
+    v = cp_trim_blanks(v);
     if (*v == '"' || *v == '\'') {
         char q = *v, *out = v, *in = v + 1;
         for (; *in && *in != q; in++) {
@@ -82,7 +72,7 @@ static char *unquote(char *v, bool comments)
     }
     if (comments)
         v[strcspn(v, "#")] = '\0';
-    return trim(v);
+    return cp_trim_blanks(v);
 }
 
 typedef void (*line_fn)(void *state, char *line);
@@ -113,14 +103,14 @@ static const char *const npm_keys[] = {"_authToken", "_auth", "username", "_pass
 
 static void npmrc_line(void *state, char *l)
 {
-    l = trim(l);
+    l = cp_trim_blanks(l);
     if (strncmp(l, "//", 2) != 0)
         return; /* a comment, a section, or a key that is not a registry's */
     size_t k = strcspn(l, "=");
     if (l[k] == '\0')
         return;
     l[k] = '\0';
-    char *key = trim(l), *colon = strrchr(key, ':');
+    char *key = cp_trim_blanks(l), *colon = strrchr(key, ':');
     if (colon == NULL || colon == key + 2)
         return;
     *colon = '\0';
@@ -200,7 +190,7 @@ static char *inline_word(char **p, const char *stops)
     *p = s + n + (s[n] != '\0');
     if (s[n] != '\0')
         s[n] = '\0';
-    return trim(s);
+    return cp_trim_blanks(s);
 }
 
 /* `{ url = "X", token = "Y" }`, the '{' already passed. */
@@ -221,7 +211,7 @@ static void bun_inline(struct bun_registry *b, char *p)
 static void bun_value(struct records *r, char *v)
 {
     struct bun_registry b = {0};
-    v = trim(v);
+    v = cp_trim_blanks(v);
     if (*v == '{')
         bun_inline(&b, v + 1);
     else
@@ -244,7 +234,7 @@ static void bunfig_pair(struct bunfig *s, char *key, char *v)
 static void bunfig_line(void *state, char *l)
 {
     struct bunfig *s = state;
-    l = trim(l);
+    l = cp_trim_blanks(l);
     if (*l == '\0' || *l == '#')
         return;
     if (*l == '[') {
@@ -252,7 +242,7 @@ static void bunfig_line(void *state, char *l)
         char *end = strrchr(l, ']');
         if (end != NULL)
             *end = '\0';
-        snprintf(s->section, sizeof(s->section), "%s", end ? trim(l + 1) : "");
+        snprintf(s->section, sizeof(s->section), "%s", end ? cp_trim_blanks(l + 1) : "");
         return;
     }
     size_t k = strcspn(l, "=");
@@ -476,19 +466,11 @@ char **cp_netrc_lines(const char *text, size_t len)
 
 /* ---- addresses ---- */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)tolower((unsigned char)c);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 char *cp_percent_decode(const char *s)
 {
     char *out = xmalloc(strlen(s) + 1), *o = out;
     for (; *s; s++) {
-        int hi = *s == '%' ? hexval(s[1]) : -1, lo = hi >= 0 ? hexval(s[2]) : -1;
+        int hi = *s == '%' ? cp_hex_value(s[1]) : -1, lo = hi >= 0 ? cp_hex_value(s[2]) : -1;
         if (lo >= 0) {
             *o++ = (char)(hi * 16 + lo);
             s += 2;

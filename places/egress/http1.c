@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "places/egress/http1.h"
+#include "src/base/util.h"
 
 #define CHUNK_LINE_MAX 4096 /* a size line with its extensions, or a trailer line */
 
@@ -387,17 +388,6 @@ enum {
     CH_END_LF,
 };
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* One byte of framing (every state but CH_DATA); -1 when malformed, 1 at the body's end. */
 static int chunk_byte(struct cp_http1_chunked *c, char b)
 {
@@ -405,8 +395,8 @@ static int chunk_byte(struct cp_http1_chunked *c, char b)
         return -1;
     switch (c->state) {
     case CH_SIZE:
-        if (hex_digit(b) >= 0 && c->digits < 15) {
-            c->left = c->left * 16 + (uint64_t)hex_digit(b);
+        if (cp_hex_value(b) >= 0 && c->digits < 15) {
+            c->left = c->left * 16 + (uint64_t)cp_hex_value(b);
             c->digits++;
             return 0;
         }

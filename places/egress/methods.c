@@ -82,17 +82,6 @@ static bool lfs_download(const char *body, size_t len)
     return op != NULL && strcmp(op, "download") == 0;
 }
 
-static int unhex(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool unreserved(int c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
@@ -112,7 +101,7 @@ static int decode(const char *in, size_t n, char *out)
         }
         if (i + 2 >= n)
             return -1; /* a '%' without two digits after it */
-        int a = unhex(in[i + 1]), b = a < 0 ? -1 : unhex(in[i + 2]);
+        int a = cp_hex_value(in[i + 1]), b = a < 0 ? -1 : cp_hex_value(in[i + 2]);
         int c = a * 16 + b;
         if (a < 0 || b < 0 || c == 0)
             return -1;

@@ -47,6 +47,10 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Strict decimal parse of the whole string into [min, max]; 0 or -1. */
 int cp_parse_long(const char *s, long min, long max, long *out);
+/* A hex digit's value (either case), or -1. */
+int cp_hex_value(char c);
+/* s without its leading spaces and tabs and its trailing spaces, tabs and CR (cut in place). */
+char *cp_trim_blanks(char *s);
 
 /* Writes all of buf to fd, retrying on EINTR and short writes; 0 or -1 with errno. */
 int cp_write_all(int fd, const void *buf, size_t len);
