@@ -21,6 +21,7 @@
 
 #define PROBE_TIMEOUT_MS 3000
 #define PROBE_MAX        256
+#define RETRY_MS         50
 
 extern const struct cp_command cp_cmd_seal_probe;
 
@@ -34,6 +35,7 @@ struct target {
     const char *spec;
     bool must;
     int fd;
+    int refused;        /* the last try met ECONNREFUSED */
     const char *result; /* "open", or why not */
 };
 
@@ -67,6 +69,7 @@ static void start_connect(struct target *t)
     int r = t->fd < 0 ? -1 : connect(t->fd, ai->ai_addr, ai->ai_addrlen);
     int saved = errno;
     freeaddrinfo(ai);
+    t->refused = r < 0 && saved == ECONNREFUSED;
     if (r == 0)
         t->result = "open";
     else if (t->fd < 0 || saved != EINPROGRESS)
@@ -79,7 +82,29 @@ static void finish(struct target *t)
     socklen_t len = sizeof(so);
     if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &so, &len) < 0)
         so = errno;
+    t->refused = so == ECONNREFUSED;
     t->result = so == 0 ? "open" : strerror(so);
+}
+
+/* A sidecar that was just started may not listen yet, and refuses: a --must target is dialled
+ * again until the time-out. A firewall's drop never refuses, so it still times out. */
+static bool redial(struct target *t, long left)
+{
+    if (!t->must || !t->refused || left <= RETRY_MS)
+        return false;
+    close(t->fd);
+    t->fd = -1;
+    t->result = NULL;
+    poll(NULL, 0, RETRY_MS);
+    start_connect(t);
+    return true;
+}
+
+static long ms_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
 }
 
 /* All targets at once, so a dropped one costs the time-out once, not once each. */
@@ -95,10 +120,13 @@ static void wait_all(struct target *t, size_t n)
                 p[np] = (struct pollfd){.fd = t[i].fd, .events = POLLOUT};
                 idx[np++] = i;
             }
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long left = PROBE_TIMEOUT_MS -
-                    ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
+        long left = PROBE_TIMEOUT_MS - ms_since(&start);
+        bool again = false;
+        for (size_t i = 0; i < n; i++)
+            if (t[i].result != NULL && redial(&t[i], left))
+                again = true;
+        if (again)
+            continue;
         if (np == 0 || left <= 0 || poll(p, np, (int)left) <= 0)
             break;
         for (size_t k = 0; k < np; k++)
