@@ -45,7 +45,10 @@ test)
         ./conch-place image build test --engine "$engine"
         ./conch-place image build egress --engine "$engine"
     done
+    rm -f tests/durations.txt
+    durations() { echo "bootstrap: the slowest tests (seconds):"; sort -rn tests/durations.txt | head -n 12; }
     if ! make -j"$(nproc)" check; then
+        durations
         # The failing tests' own words last, where a CI log's tail shows them without the tree.
         for trs in $(grep -rl '^:test-result: FAIL' --include='*.trs' tests); do
             echo "--- ${trs%.trs}.log"
@@ -53,6 +56,7 @@ test)
         done
         exit 1
     fi
+    durations
     ;;
 *)
     echo "usage: bootstrap.sh [test]" >&2

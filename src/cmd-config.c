@@ -57,9 +57,13 @@ const struct cp_command cp_cmd_config = {
             "  cloud.api_url    a self-hosted Daytona's API (https://)\n"
             "  cloud.ca_file    a private CA for cloud.api_url (absolute path)\n"
             "  egress.ca_file   extra CAs (PEM) the sidecar trusts upstream: own git server, "
-            "company proxy\n",
+            "company proxy\n"
+            "  container.limits required (default): a box whose engine cannot apply its pids,\n"
+            "                   memory and CPU limits is not run (125); allow-missing: it runs,\n"
+            "                   and each run says so (rootless engines on cgroup v1)\n",
     .options = options,
     .handler = config_handler,
     .failure_status = 1,
-    .words = {"get set unset", "place image engine cloud.api_url cloud.ca_file egress.ca_file"},
+    .words = {"get set unset",
+              "place image engine cloud.api_url cloud.ca_file egress.ca_file container.limits"},
 };

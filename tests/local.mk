@@ -154,3 +154,9 @@ tests/cloud/cloud.log: tests/relay/relay.log
 tests/integration/container-exit.log: tests/cloud/cloud.log
 tests/integration/gate.log: tests/integration/container-exit.log
 tests/integration/egress-tls.log: tests/integration/gate.log
+
+# Every test's time, for the breakdown bootstrap.sh test prints.
+LOG_DRIVER = $(SHELL) $(top_srcdir)/tests/timed-driver
+TEST_LOG_DRIVER = $(LOG_DRIVER)
+SH_LOG_DRIVER = $(LOG_DRIVER)
+EXTRA_DIST += tests/timed-driver

@@ -119,6 +119,38 @@ int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char
     return 0;
 }
 
+/* One limit the spec asked for is in the engine's inspect as asked. NanoCpus stands for the
+ * CPUs: Podman also reports it as a quota, Docker as NanoCpus alone. */
+static bool limit_kept(json_object *asked, json_object *applied, const char *key)
+{
+    int64_t want = cp_json_int(asked, key, 0);
+    return want <= 0 || cp_json_int(applied, key, 0) == want;
+}
+
+int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec, char **out,
+                          cp_error_t *err)
+{
+    static const struct {
+        const char *key, *name;
+    } limits[] = {{"PidsLimit", "pids"}, {"Memory", "memory"}, {"NanoCpus", "CPUs"}};
+    *out = NULL;
+    cleanup_free char *path = xasprintf("/containers/%s/json", id);
+    cleanup_json json_object *box = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &box, err) < 0)
+        return cp_error_wrap(err, "reading the box's limits back");
+    json_object *asked = NULL, *applied = NULL;
+    json_object_object_get_ex(spec, "HostConfig", &asked);
+    json_object_object_get_ex(box, "HostConfig", &applied);
+    char missing[64] = "";
+    for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
+        if (!limit_kept(asked, applied, limits[i].key))
+            snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+                     missing[0] != '\0' ? ", " : "", limits[i].name);
+    if (missing[0] != '\0')
+        *out = xstrdup(missing);
+    return 0;
+}
+
 int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/containers/%s/start", id);

@@ -15,6 +15,11 @@ char **cp_box_owner_labels(void);
 int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,
                   cp_error_t *err);
 int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err);
+/* The limits in spec (pids, memory, CPUs) that the made box does not have, read back from the
+ * engine: rootless Podman on cgroup v1 drops them without a word. *out is NULL when all are
+ * there, else their names ("pids, memory"), the caller's. */
+int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec, char **out,
+                          cp_error_t *err);
 /* Waits until the box is not running and reads its exit status. */
 /* Freezes every process of a running box (the cgroup freezer): the engine answers once they
  * are frozen, so nothing in it writes after. A force removal still ends it. */

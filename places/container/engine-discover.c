@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "places/container/engine.h"
+#include "places/container/engine-start.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
@@ -60,11 +61,12 @@ static bool pinned(const char *want)
     return false;
 }
 
-static void add_podman(struct list *l, const char *runtime)
+static void add_podman(struct list *l)
 {
     add(l, xstrdup("/run/podman/podman.sock"));
-    if (runtime != NULL)
-        add(l, xasprintf("%s/podman/podman.sock", runtime));
+    char *own = cp_rootless_podman_socket();
+    if (own != NULL)
+        add(l, own);
 }
 
 static void add_docker(struct list *l, const char *runtime, const char *home)
@@ -106,7 +108,7 @@ char **cp_engine_candidates(const char *want)
         if (cp_home_dir(&home, NULL) < 0)
             home = NULL;
         if (wants(want, "podman"))
-            add_podman(&l, runtime);
+            add_podman(&l);
         if (wants(want, "docker"))
             add_docker(&l, runtime, home);
     }
@@ -210,6 +212,13 @@ int cp_engine_connect_all(const char *want, struct cp_engine ***out, cp_error_t 
         r = connect_all_pinned(want, &v, &n, err);
     else
         connect_found(want, &v, &n, &last);
+    if (r == 0 && n == 0 && !pinned(want) && wants(want, "podman")) {
+        struct cp_engine *started = NULL;
+        r = cp_engine_start_rootless(&started, err);
+        if (r > 0)
+            push_engine(&v, &n, started);
+        r = r < 0 ? r : 0;
+    }
     if (r == 0 && n == 0) {
         if (last != NULL) {
             *err = steal_pointer(&last);

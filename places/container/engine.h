@@ -18,6 +18,9 @@ struct cp_engine {
      * 0 for none. A run sets a grace; its clean-up after a signal sets a time-out instead. */
     long signal_grace_ms;
     long timeout_ms;
+    bool rootless_known; /* cp_engine_rootless asked once per connection */
+    bool rootless;
+    bool started; /* conch-place started this engine's service (engine-start.c) */
 };
 
 /* Finds an engine in DESIGN.md's order, narrowed by want (docker|podman|auto or NULL),
@@ -56,7 +59,12 @@ int cp_engine_upload(struct cp_engine *e, const char *path, const char *content_
                      long (*reader)(void *ctx, char *buf, size_t len), void *ctx, long timeout_ms,
                      cp_error_t *err);
 
-/* Whether the engine runs without root (its SecurityOptions say "name=rootless"). */
+/* A call to libpod's own routes (Podman only), with the status unjudged as above. */
+int cp_engine_libpod_call(struct cp_engine *e, const char *method, const char *path,
+                          json_object *body, long *status_out, json_object **reply_out,
+                          cp_error_t *err);
+
+/* Whether the engine runs without root; asked once per connection. */
 int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err);
 
 /* The candidate sockets in discovery order for want; the caller frees the vector. */

@@ -2,6 +2,8 @@
 libconch_la_SOURCES += \
 	places/container/engine.c places/container/engine.h \
 	places/container/engine-discover.c \
+	places/container/engine-start.c places/container/engine-start.h \
+	places/container/rootless.c places/container/rootless.h \
 	places/container/stream.c places/container/stream.h \
 	places/container/box-spec.c places/container/box-spec.h \
 	places/container/box.c places/container/box.h \

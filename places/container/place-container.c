@@ -19,6 +19,7 @@
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
 #include "places/container/registries.h"
+#include "places/container/rootless.h"
 #include "places/container/run-report.h"
 #include "places/container/seal-probe.h"
 #include "places/container/sidecar.h"
@@ -49,6 +50,7 @@ struct container_state {
     char **warm_env;         /* its proxy variables */
     json_object *warm_spec;  /* the next warm box, made after this run */
     bool gated;              /* sealed: the folder is seen through a layer the gate lands */
+    bool limits_may_miss;    /* container.limits allow-missing */
     char *layer_volume;      /* this box's layer's volume */
     const char *req_workdir; /* borrowed from the request */
     char *const *req_argv;
@@ -238,6 +240,7 @@ static int container_prepare(const struct cp_run_request *req, void **state_out,
     s->labels = cp_box_owner_labels();
     s->name = cp_box_name();
     s->gated = req->sealed;
+    s->limits_may_miss = cp_config_limits_may_miss(req->config);
     s->req_workdir = req->workdir;
     s->req_argv = req->argv;
     s->layer_volume = cp_layer_volume(s->name);
@@ -351,6 +354,34 @@ static int claim_layer(struct container_state *s, const char *was, const char *i
     return -1;
 }
 
+/* A limit the engine did not apply stops the run: rootless Podman on cgroup v1 drops them all
+ * without a word. The person may accept that (container.limits allow-missing); then every run
+ * says so, and the run report shows the limits as the engine applied them. */
+static int check_limits(struct container_state *s, const char *id, cp_error_t *err)
+{
+    cleanup_free char *missing = NULL;
+    if (cp_box_limits_missing(s->engine, id, s->spec, &missing, err) < 0)
+        return cp_error_code(err);
+    if (missing == NULL)
+        return 0;
+    cleanup_free char *why = cp_rootless_limits_step();
+    if (s->limits_may_miss) {
+        cp_say("this box runs without its %s limits (container.limits is allow-missing)%s%s",
+               missing, why != NULL ? ": " : "", why != NULL ? why : "");
+        return 0;
+    }
+    cp_error_make(err, CP_ERR_FAILED, 0,
+                  "the %s engine on %s did not apply the box's %s limits, so it was not run",
+                  s->engine->kind, s->engine->socket, missing);
+    cp_error_hint(err,
+                  "%s%s. Or use an engine that limits boxes (Docker, through the docker group), "
+                  "or accept boxes without limits: conch-place config set container.limits "
+                  "allow-missing",
+                  why != NULL ? "The step: " : "Give the engine its cgroup controllers",
+                  why != NULL ? why : "");
+    return cp_error_code(err);
+}
+
 /* A warm box made for exactly this run's key, else a fresh one made now. *id_out is the box. */
 static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_error_t *err)
 {
@@ -381,7 +412,7 @@ static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_
     if (cp_box_create(s->engine, s->spec, s->name, id_out, err) < 0)
         return cp_error_wrap(err, "making the box");
     cp_debug("made");
-    return 0;
+    return check_limits(s, *id_out, err);
 }
 
 /* The box goes before we do. Without an id a create may have been cut short after the engine

@@ -19,7 +19,6 @@
 #include "src/base/log.h"
 #include "src/base/util.h"
 
-#define LIBPOD_API  "4.0.0"
 #define TARGETS_MAX 200
 #define BRIDGE_NAME "com.docker.network.bridge.name"
 
@@ -119,13 +118,10 @@ static char *bridge_of(struct cp_engine *e, const char *network)
     bool podman = strcmp(e->kind, "podman") == 0;
     cleanup_free char *path =
         xasprintf(podman ? "/libpod/networks/%s/json" : "/networks/%s", network);
-    char saved[sizeof(e->version)];
-    memcpy(saved, e->version, sizeof(saved));
-    if (podman)
-        snprintf(e->version, sizeof(e->version), "%s", LIBPOD_API);
-    int r = cp_engine_call(e, "GET", path, NULL, &net, &err);
-    memcpy(e->version, saved, sizeof(saved));
-    if (r < 0)
+    long status = 0;
+    int r = podman ? cp_engine_libpod_call(e, "GET", path, NULL, &status, &net, &err)
+                   : cp_engine_call_status(e, "GET", path, NULL, &status, &net, &err);
+    if (r < 0 || status != 200)
         return NULL;
     if (podman) {
         const char *br = cp_json_str(net, "network_interface");

@@ -61,7 +61,6 @@
 #include "src/base/util.h"
 
 #define ENSURE_TRIES  4
-#define LIBPOD_API    "4.0.0"
 #define SIDECAR_LABEL "conch.egress"
 #define LIST_LABEL    "conch.egress.list"
 #define FOLDER_LABEL  "conch.egress.folder"
@@ -251,12 +250,8 @@ static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_na
     json_object_object_add(body, "dns_enabled", json_object_new_boolean(0));
     json_object_object_add(body, "ipv6_enabled", json_object_new_boolean(0));
     json_object_object_add(body, "labels", egress_labels(n));
-    char saved[sizeof(e->version)];
-    memcpy(saved, e->version, sizeof(saved));
-    snprintf(e->version, sizeof(e->version), "%s", LIBPOD_API); /* libpod's routes, same socket */
     long status = 0;
-    int r = cp_engine_call_status(e, "POST", "/libpod/networks/create", body, &status, NULL, err);
-    memcpy(e->version, saved, sizeof(saved));
+    int r = cp_engine_libpod_call(e, "POST", "/libpod/networks/create", body, &status, NULL, err);
     if (r < 0)
         return r;
     if (status != 200 && status != 201 && status != 409)

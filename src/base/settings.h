@@ -25,7 +25,8 @@ struct cp_config {
 };
 
 /* The preferences get, set and unset know, for messages and help. */
-#define CP_CONFIG_KEYS "place, image, engine, cloud.api_url, cloud.ca_file, egress.ca_file"
+#define CP_CONFIG_KEYS                                                                             \
+    "place, image, engine, cloud.api_url, cloud.ca_file, egress.ca_file, container.limits"
 
 /* Loads and validates; an absent file is an empty config. */
 int cp_config_load(struct cp_config *out, cp_error_t *err);
@@ -43,6 +44,9 @@ int cp_config_unset(struct cp_config *c, const char *key, cp_error_t *err);
 /* egress.ca_file: the absolute path of a PEM bundle of extra CAs the sidecar trusts for
  * upstreams, or NULL when unset. The host side reads it at each run (it may have changed). */
 const char *cp_config_egress_ca_file(const struct cp_config *c);
+/* container.limits is allow-missing: the person accepts boxes whose engine cannot apply the
+ * pids, memory and CPU limits (rootless on cgroup v1), said at each run. Default: required. */
+bool cp_config_limits_may_miss(const struct cp_config *c);
 /* Whether path is a readable regular file holding at least one PEM certificate. */
 int cp_config_check_ca_file(const char *path, cp_error_t *err);
 /* The folder's egress entry: an array of host items, the string "allow-all", or NULL. An item
