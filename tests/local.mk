@@ -156,7 +156,6 @@ tests/integration/gate.log: tests/integration/container-exit.log
 tests/integration/egress-tls.log: tests/integration/gate.log
 
 # Every test's time, for the breakdown bootstrap.sh test prints.
-LOG_DRIVER = $(SHELL) $(top_srcdir)/tests/timed-driver
-TEST_LOG_DRIVER = $(LOG_DRIVER)
-SH_LOG_DRIVER = $(LOG_DRIVER)
-EXTRA_DIST += tests/timed-driver
+LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/timed
+TEST_LOG_COMPILER = $(LOG_COMPILER)
+EXTRA_DIST += tests/timed

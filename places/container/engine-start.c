@@ -19,9 +19,9 @@
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
-#define ENGINE_IDLE_S   "300"
-#define ENGINE_WAIT_MS  15000
-#define ENGINE_POLL_MS  50
+#define ENGINE_IDLE_S  "300"
+#define ENGINE_WAIT_MS 15000
+#define ENGINE_POLL_MS 50
 
 char *cp_rootless_podman_socket(void)
 {

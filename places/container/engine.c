@@ -294,3 +294,14 @@ int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err)
     *out = e->rootless;
     return 0;
 }
+
+/* "podman on SOCKET", and how it runs where that is news: without root, started by us. */
+char *cp_engine_describe(struct cp_engine *e)
+{
+    bool rootless = false;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_engine_rootless(e, &rootless, &err) < 0)
+        rootless = false;
+    return xasprintf("%s on %s%s%s", e->kind, e->socket, rootless ? ", without root" : "",
+                     e->started ? ", started by conch-place" : "");
+}

@@ -67,6 +67,9 @@ int cp_engine_libpod_call(struct cp_engine *e, const char *method, const char *p
 /* Whether the engine runs without root; asked once per connection. */
 int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err);
 
+/* "podman on SOCKET", with ", without root" and ", started by conch-place" where they hold. */
+char *cp_engine_describe(struct cp_engine *e);
+
 /* The candidate sockets in discovery order for want; the caller frees the vector. */
 char **cp_engine_candidates(const char *want);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "places/container/images.h"
+#include "places/container/rootless.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
@@ -139,6 +140,16 @@ int cp_image_engine(const char *want, const char *asked, const char *saved,
     return 0;
 }
 
+/* Not ready: the engine's own failure, unless a person without root lacks a step for rootless
+ * Podman, which is then the one to take first. */
+static char *not_ready_step(const cp_error_t err)
+{
+    cleanup_free char *step = cp_error_code(&err) == CP_ERR_UNREACHABLE ? cp_rootless_step() : NULL;
+    if (step != NULL)
+        return xasprintf("%s. The step: %s", err->msg, step);
+    return err->hint ? xasprintf("%s. %s", err->msg, err->hint) : xstrdup(err->msg);
+}
+
 json_object *cp_container_readiness(const struct cp_config *cfg)
 {
     json_object *o = json_object_new_object();
@@ -149,14 +160,22 @@ json_object *cp_container_readiness(const struct cp_config *cfg)
     cleanup_free char *image = NULL, *id = NULL;
     cleanup_error cp_error_t err = NULL;
     bool ready = cp_image_engine(want, NULL, saved, &e, &image, &id, &err) == 0;
-    json_object_object_add(o, "ready", json_object_new_boolean(ready));
+    cleanup_free char *what = ready ? cp_engine_describe(e) : NULL, *limits = NULL;
+    if (ready && e->rootless && !cp_config_limits_may_miss(cfg))
+        limits = cp_rootless_limits_step();
+    json_object_object_add(o, "ready", json_object_new_boolean(ready && limits == NULL));
     if (ready) {
-        cleanup_free char *what = xasprintf("%s on %s", e->kind, e->socket);
         json_object_object_add(o, "engine", json_object_new_string(what));
         json_object_object_add(o, "image", json_object_new_string(image));
-    } else {
+    }
+    if (limits != NULL) {
         cleanup_free char *next =
-            err->hint ? xasprintf("%s. %s", err->msg, err->hint) : xstrdup(err->msg);
+            xasprintf("sealed boxes need their limits, and %s; or accept boxes without them: "
+                      "conch-place config set container.limits allow-missing",
+                      limits);
+        json_object_object_add(o, "next", json_object_new_string(next));
+    } else if (!ready) {
+        cleanup_free char *next = not_ready_step(err);
         json_object_object_add(o, "next", json_object_new_string(next));
     }
     return o;

@@ -582,11 +582,18 @@ static int container_check(const char *place, const struct cp_config *cfg, cp_er
                                  .sealed = true,
                                  .config = cfg};
     void *state = NULL;
+    cleanup_free char *step = cp_rootless_step();
+    if (step != NULL) /* for a person without root: what rootless Podman still needs */
+        printf("without root: FAILED\n  next: %s\n", step);
     if (container_prepare(&req, &state, err) < 0)
         return cp_error_code(err);
     struct container_state *s = state;
-    printf("engine: %s on %s, API %s: ok\n", s->engine->kind, s->engine->socket,
-           s->engine->version);
+    cleanup_free char *engine = cp_engine_describe(s->engine);
+    printf("engine: %s, API %s: ok\n", engine, s->engine->version);
+    cleanup_free char *limits = s->engine->rootless ? cp_rootless_limits_step() : NULL;
+    if (limits != NULL)
+        printf("limits: %s\n  %s: %s\n", s->limits_may_miss ? "not applied" : "FAILED",
+               s->limits_may_miss ? "why (container.limits is allow-missing)" : "next", limits);
     printf("image: %s: ok\n", s->image);
     int failed = 0; /* the seal's probes (places/container/seal-probe.c), each with its step */
     if (cp_seal_doctor(s->engine, &s->seal.sidecar, &failed, err) < 0) {

@@ -10,8 +10,9 @@ bool cp_cgroup_v2(void);
 bool cp_cgroup_delegated(void);
 /* The one step before an engine without root can limit a box, or NULL when none is missing. */
 char *cp_rootless_limits_step(void);
-/* For a person without root: the first step rootless Podman still needs (newuidmap, a subuid
- * range, /dev/net/tun, cgroups), or NULL when none is missing (and always for root). */
+/* For a person without root: the first step rootless Podman still needs to run at all
+ * (newuidmap, a subuid range, /dev/net/tun), or NULL when none is missing (and always for
+ * root). Limits are cp_rootless_limits_step's. */
 char *cp_rootless_step(void);
 
 #endif

@@ -255,6 +255,11 @@ static size_t host_targets(int port, char **out, size_t max)
         }
     }
     freeifaddrs(ifa);
+    /* Rootless networking's own ways to this computer: slirp4netns forwards its 10.0.2.2 (and
+     * its resolver 10.0.2.3) to this computer's loopback, where the listeners hear them. */
+    static const char *const slirp[] = {"10.0.2.2", "10.0.2.3"};
+    for (size_t i = 0; i < ARRAY_SIZE(slirp) && n < max; i++)
+        out[n++] = xasprintf("%s:%d", slirp[i], port);
     return n;
 }
 
