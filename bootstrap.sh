@@ -1,7 +1,7 @@
 #!/bin/sh
 # Sets up a fresh Debian 12 machine for conch-place, as root:
 #   ./bootstrap.sh        build dependencies, an engine (started if none answers), the build,
-#                         and the default work image
+#                         the default work image, and rootless Podman readied for every person
 #   ./bootstrap.sh test   the same set-up with both engines (dockerd and Podman's API service)
 #                         and the small test image, then `make check`
 set -eu
@@ -11,8 +11,11 @@ mode=${1:-run}
 packages="build-essential autoconf automake libtool pkg-config clang clang-format \
 libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libssl-dev libcmocka-dev libc-ares-dev libyaml-dev \
 curl ca-certificates git util-linux openssl python3"
-engine_packages="docker.io"
-[ "$mode" = test ] && engine_packages="docker.io podman catatonit runc busybox-static openssh-server jq python3-jsonschema"
+# Podman with what it needs without root (uidmap, slirp4netns, fuse-overlayfs), for every person,
+# and mmdebstrap, which makes the work image without root.
+rootless_packages="podman catatonit runc uidmap slirp4netns fuse-overlayfs mmdebstrap"
+engine_packages="docker.io $rootless_packages"
+[ "$mode" = test ] && engine_packages="$engine_packages busybox-static openssh-server jq python3-jsonschema"
 [ "$mode" = run ] && engine_packages="$engine_packages debootstrap"
 
 missing=""
@@ -34,6 +37,7 @@ make -j"$(nproc)"
 case $mode in
 run)
     tests/integration/engines.sh docker
+    tests/integration/engines.sh rootless
     # `run` picks the engine that has the work image (Podman too, where the test set-up left
     # it running), so one engine with it is enough: Docker, which this set-up started.
     ./conch-place places | grep -q '^container  *ready' ||
@@ -41,6 +45,7 @@ run)
     ;;
 test)
     tests/integration/engines.sh all
+    tests/integration/engines.sh rootless
     for engine in docker podman; do
         ./conch-place image build test --engine "$engine"
         ./conch-place image build egress --engine "$engine"

@@ -280,20 +280,34 @@ static char *import_path(const char *name, const char *const *changes)
     return path;
 }
 
-int cp_image_import_progress(struct cp_engine *e, const char *rootfs, const char *name,
-                             const char *const *changes, struct cp_progress *pr, cp_error_t *err)
+/* The tree as an image tar in fd: packed here, or the one a script made without root. */
+static int image_tar(const char *rootfs, struct cp_progress *pr, int *fd_out, cp_error_t *err)
 {
+    cleanup_free char *made = xasprintf("%s/" CP_ROOTFS_TAR, rootfs);
+    int fd = open(made, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        *fd_out = fd;
+        return 0;
+    }
     cleanup_free char *cwd = getcwd(NULL, 0);
-    cleanup_close int fd = open("/var/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    fd = open("/var/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a temporary file in /var/tmp");
+    *fd_out = fd;
     if (pr != NULL)
         cp_progress_step(pr, "packing its files", 0);
     int r = make_tar(rootfs, fd, pr, err);
     if (cwd != NULL && chdir(cwd) < 0)
         r = r < 0 ? r : cp_error_make(err, CP_ERR_FAILED, errno, "cannot return to %s", cwd);
-    if (r < 0)
-        return r;
+    return r;
+}
+
+int cp_image_import_progress(struct cp_engine *e, const char *rootfs, const char *name,
+                             const char *const *changes, struct cp_progress *pr, cp_error_t *err)
+{
+    cleanup_close int fd = -1;
+    if (image_tar(rootfs, pr, &fd, err) < 0)
+        return cp_error_code(err);
     off_t size = lseek(fd, 0, SEEK_END);
     if (size < 0 || lseek(fd, 0, SEEK_SET) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "rewinding the image tar");

@@ -32,6 +32,10 @@ int cp_image_engine(const char *want, const char *asked, const char *saved,
  * as doctor and run see it. The caller's. */
 json_object *cp_container_readiness(const struct cp_config *cfg);
 
+/* A root filesystem script run without root (mmdebstrap in its own user namespace) leaves the
+ * tree as this tar in its folder, owners as they must be, and nothing else: sent as it is. */
+#define CP_ROOTFS_TAR "rootfs.tar"
+
 /* Makes an image from a root filesystem folder, through the API (POST /images/create). */
 int cp_image_import(struct cp_engine *e, const char *rootfs, const char *name,
                     const char *const *changes, cp_error_t *err);

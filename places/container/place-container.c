@@ -390,6 +390,12 @@ static int get_box(struct container_state *s, bool *warm_out, char **id_out, cp_
         cleanup_error cp_error_t werr = NULL;
         cleanup_free char *was = NULL;
         int r = cp_warm_claim(s->engine, s->warm_key, s->name, id_out, &was, &werr);
+        /* Where an engine may have made it without limits (rootless), they are read back. */
+        if (r > 0 && s->engine->rootless && check_limits(s, *id_out, err) < 0) {
+            cleanup_error cp_error_t rm = NULL;
+            (void)cp_box_remove(s->engine, *id_out, &rm);
+            return cp_error_code(err);
+        }
         if (r > 0 && claim_layer(s, was, *id_out) == 0) {
             /* The sidecar knows the box by the name it was made with. */
             free(s->seal.box);
@@ -501,7 +507,8 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
                                       .used_layer = s->gated ? s->layer.id : NULL,
                                       .spec = warm_enabled() ? s->warm_spec : NULL,
                                       .name = s->warm_name,
-                                      .workdir = s->gated ? req->workdir : NULL};
+                                      .workdir = s->gated ? req->workdir : NULL,
+                                      .limits_may_miss = s->limits_may_miss};
         cp_warm_refill(s->engine, &next);
         return 0;
     }

@@ -381,10 +381,11 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
     cleanup_free char *id = NULL;
     if (r->spec != NULL && warm_layer(&e, r, &err) == 0) {
         cleanup_free char *missing = NULL;
-        /* A box without its limits is never kept warm: a fresh one's run says so, or stops. */
+        /* A box without its limits is kept warm only where the person accepts that; the run
+         * that claims it reads them back again and says so (place-container.c). */
         if (cp_box_create(&e, r->spec, r->name, &id, &err) < 0 ||
-            cp_box_limits_missing(&e, id, r->spec, &missing, &err) < 0 || missing != NULL ||
-            cp_box_start(&e, id, &err) < 0) {
+            cp_box_limits_missing(&e, id, r->spec, &missing, &err) < 0 ||
+            (missing != NULL && !r->limits_may_miss) || cp_box_start(&e, id, &err) < 0) {
             if (id != NULL)
                 (void)cp_box_remove(&e, id, NULL);
             if (r->workdir != NULL)

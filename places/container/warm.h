@@ -52,6 +52,7 @@ struct cp_warm_refill {
     json_object *spec;      /* the next warm box (NULL: none) ... */
     const char *name;       /* ... made under this name */
     const char *workdir;    /* ... with a layer of its own over this folder (NULL: bound) */
+    bool limits_may_miss;   /* ... kept without its limits (container.limits allow-missing) */
 };
 
 /* In a detached process: removes the used box and its layer's volume, then makes and starts the

@@ -62,9 +62,43 @@ let_podman_bridges_through() {
         iptables -I DOCKER-USER -i podman+ -o podman+ -j ACCEPT
 }
 
+# Rootless Podman for every person without root (issue 21): a subordinate id range for each
+# person who has none (useradd gives new ones theirs once /etc/subuid exists), overlay storage
+# for people who have none yet (Podman 4.3 otherwise picks vfs, which copies the whole image
+# for every box), and the device modes rootless networking and fuse need. /dev/net/tun and
+# /dev/fuse are 0666 on Debian; this machine has them 0600.
+give_subids() {
+    touch /etc/subuid /etc/subgid
+    min=$(awk '$1 == "UID_MIN" { print $2 }' /etc/login.defs)
+    max=$(awk '$1 == "UID_MAX" { print $2 }' /etc/login.defs)
+    getent passwd | awk -F: -v min="${min:-1000}" -v max="${max:-60000}" \
+        '$3 >= min && $3 <= max { print $1 }' | while read -r person; do
+        grep -q "^$person:" /etc/subuid && grep -q "^$person:" /etc/subgid && continue
+        start=$(cat /etc/subuid /etc/subgid | awk -F: 'BEGIN { e = 100000 } $2 + $3 > e { e = $2 + $3 } END { print e }')
+        usermod --add-subuids "$start-$((start + 65535))" --add-subgids "$start-$((start + 65535))" "$person"
+    done
+}
+
+ready_rootless() {
+    configure_podman # the same runtime settings serve rootless Podman on this machine
+    [ -e /etc/containers/storage.conf ] || cat >/etc/containers/storage.conf <<'CONF'
+# conch-place: overlay storage (the kernel's own rootless overlay) for every person.
+[storage]
+driver = "overlay"
+runroot = "/run/containers/storage"
+graphroot = "/var/lib/containers/storage"
+CONF
+    give_subids
+    for dev in /dev/net/tun /dev/fuse; do
+        [ -c "$dev" ] && chmod 0666 "$dev"
+    done
+    return 0
+}
+
 case "${1:-all}" in
 docker) start_docker ;;
 podman) start_podman ;;
+rootless) ready_rootless ;;
 all) start_docker && start_podman && let_podman_bridges_through ;;
-*) echo "usage: engines.sh [docker|podman|all]" >&2; exit 2 ;;
+*) echo "usage: engines.sh [docker|podman|rootless|all]" >&2; exit 2 ;;
 esac

@@ -107,6 +107,26 @@ static void test_settings__bad_value__not_saved(void **state)
     assert_string_equal(cp_config_get(&again, "engine"), "docker");
 }
 
+/* container.limits: required unless the person accepts boxes without limits, in words. */
+static void test_settings__container_limits__two_values_default_required(void **state)
+{
+    (void)state;
+    write_config("{}");
+    cleanup_error cp_error_t err = NULL;
+    cleanup_config struct cp_config cfg = {0};
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    assert_false(cp_config_limits_may_miss(&cfg));
+    assert_false(cp_config_limits_may_miss(NULL));
+    assert_int_equal(cp_config_set(&cfg, "container.limits", "off", &err), CP_ERR_USAGE);
+    assert_non_null(strstr(err->msg, "not required or allow-missing"));
+    assert_false(cp_config_limits_may_miss(&cfg));
+    cp_error_free(&err);
+    assert_int_equal(cp_config_set(&cfg, "container.limits", "allow-missing", &err), 0);
+    assert_true(cp_config_limits_may_miss(&cfg));
+    assert_int_equal(cp_config_set(&cfg, "container.limits", "required", &err), 0);
+    assert_false(cp_config_limits_may_miss(&cfg));
+}
+
 static void test_hostname__patterns__exact_or_suffix_only(void **state)
 {
     assert_true(cp_host_pattern_valid("registry.example.org"));
@@ -561,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_settings__malformed_json__refused),
         cmocka_unit_test(test_settings__set_then_get__round_trips),
         cmocka_unit_test(test_settings__bad_value__not_saved),
+        cmocka_unit_test(test_settings__container_limits__two_values_default_required),
         cmocka_unit_test(test_hostname__patterns__exact_or_suffix_only),
         cmocka_unit_test(test_settings__syntax_error__line_and_column),
         cmocka_unit_test(test_json__position__counts_lines_and_columns),
