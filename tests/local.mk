@@ -141,6 +141,11 @@ EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
 TESTS += tests/integration/egress-tls.test
 EXTRA_DIST += tests/integration/egress-tls.test tests/integration/https-test-server.py
 
+# A person without root (issue 21): rootless Podman of a test user (its own engine, so beside the
+# chain below), and Docker through the docker group (on the chain: the shared dockerd).
+TESTS += tests/integration/rootless.test tests/integration/docker-group.test
+EXTRA_DIST += tests/integration/rootless.test tests/integration/docker-group.test
+
 # The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
 # after another, never beside each other (a `clean` in one removes what another is making).
 tests/integration/container-stream.log: tests/integration/container.log
@@ -154,6 +159,7 @@ tests/cloud/cloud.log: tests/relay/relay.log
 tests/integration/container-exit.log: tests/cloud/cloud.log
 tests/integration/gate.log: tests/integration/container-exit.log
 tests/integration/egress-tls.log: tests/integration/gate.log
+tests/integration/docker-group.log: tests/integration/egress-tls.log
 
 # Every test's time, for the breakdown bootstrap.sh test prints.
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/timed
