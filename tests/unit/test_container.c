@@ -22,6 +22,7 @@
 
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
+#include "places/container/engine-start.h"
 #include "places/container/exit-event.h"
 #include "src/base/keyless.h"
 #include "places/container/protect.h"
@@ -473,6 +474,25 @@ static void test_engine__named_by_env__used_or_fails_never_passed_over(void **st
     unsetenv("DOCKER_HOST");
 }
 
+/* A person's own rootless Podman: under XDG_RUNTIME_DIR, else in their own 0700 folder, never
+ * a relative runtime folder (which would be wherever the command started). */
+static void test_engine__rootless_socket__runtime_dir_else_own_folder(void **state)
+{
+    setenv("XDG_RUNTIME_DIR", "/run/user/1000", 1);
+    cleanup_free char *xdg = cp_rootless_podman_socket();
+    assert_string_equal(xdg, "/run/user/1000/podman/podman.sock");
+    cleanup_strv char **podman = cp_engine_candidates("podman");
+    assert_string_equal(podman[0], "/run/podman/podman.sock");
+    assert_string_equal(podman[1], "/run/user/1000/podman/podman.sock");
+    setenv("XDG_RUNTIME_DIR", "run/user/1000", 1);
+    cleanup_free char *relative = cp_rootless_podman_socket();
+    cleanup_free char *own = xasprintf("/tmp/conch-place-%u/podman.sock", (unsigned)geteuid());
+    assert_string_equal(relative, own);
+    unsetenv("XDG_RUNTIME_DIR");
+    cleanup_free char *unset = cp_rootless_podman_socket();
+    assert_string_equal(unset, own);
+}
+
 static void touch(const char *path)
 {
     int fd = open(path, O_WRONLY | O_CREAT, 0600);
@@ -802,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_demux__no_stop__writes_whole),
         cmocka_unit_test(test_engine__discovery__env_first_unix_only),
         cmocka_unit_test(test_engine__named_by_env__used_or_fails_never_passed_over),
+        cmocka_unit_test(test_engine__rootless_socket__runtime_dir_else_own_folder),
         cmocka_unit_test(test_protect__keys_anywhere__found_links_not_followed),
         cmocka_unit_test(test_protect__one_list__every_pattern_covered_at_depth),
         cmocka_unit_test(test_protect__nested_git__every_one_found),
