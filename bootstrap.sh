@@ -15,7 +15,7 @@ curl ca-certificates git util-linux openssl python3"
 # and mmdebstrap, which makes the work image without root.
 rootless_packages="podman catatonit runc uidmap slirp4netns fuse-overlayfs mmdebstrap"
 engine_packages="docker.io $rootless_packages"
-[ "$mode" = test ] && engine_packages="$engine_packages busybox-static openssh-server jq python3-jsonschema"
+[ "$mode" = test ] && engine_packages="$engine_packages busybox-static openssh-server jq python3-jsonschema rootlesskit"
 [ "$mode" = run ] && engine_packages="$engine_packages debootstrap"
 
 missing=""

@@ -143,7 +143,8 @@ int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec
     json_object_object_get_ex(box, "HostConfig", &applied);
     char missing[64] = "";
     for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
-        if (!limit_kept(asked, applied, limits[i].key))
+        if (!limit_kept(asked, applied, limits[i].key) ||
+            strstr(e->limits_unsupported, limits[i].name) != NULL)
             snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
                      missing[0] != '\0' ? ", " : "", limits[i].name);
     if (missing[0] != '\0')

@@ -16,8 +16,9 @@ int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char
                   cp_error_t *err);
 int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err);
 /* The limits in spec (pids, memory, CPUs) that the made box does not have, read back from the
- * engine: rootless Podman on cgroup v1 drops them without a word. *out is NULL when all are
- * there, else their names ("pids, memory"), the caller's. */
+ * engine: rootless Podman on cgroup v1 drops them without a word; rootless Docker there keeps
+ * them in its inspect but says in /info that it cannot apply them (engine.h). *out is NULL when all
+ * are there, else their names ("pids, memory"), the caller's. */
 int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec, char **out,
                           cp_error_t *err);
 /* Waits until the box is not running and reads its exit status. */

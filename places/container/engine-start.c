@@ -143,3 +143,14 @@ int cp_engine_start_rootless(struct cp_engine **out, cp_error_t *err)
              ENGINE_IDLE_S);
     return 1;
 }
+
+int cp_engine_keep_up(struct cp_engine *e, cp_error_t *err)
+{
+    cleanup_engine struct cp_engine *again = NULL;
+    if (!e->started || answers(e->socket, &again))
+        return 0;
+    cp_debug("Podman's API service on %s left while idle: starting it again", e->socket);
+    if (cp_engine_start_rootless(&again, err) < 0)
+        return cp_error_code(err);
+    return 0;
+}

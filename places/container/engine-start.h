@@ -13,4 +13,8 @@ char *cp_rootless_podman_socket(void);
  * apply (root, no podman), or an error naming its log. */
 int cp_engine_start_rootless(struct cp_engine **out, cp_error_t *err);
 
+/* A service conch-place started leaves after its idle time: a long step that made no call
+ * meanwhile (an image's root filesystem) starts it again before its next call. */
+int cp_engine_keep_up(struct cp_engine *e, cp_error_t *err);
+
 #endif

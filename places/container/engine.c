@@ -263,6 +263,21 @@ static bool has_rootless(json_object *opts)
     return false;
 }
 
+/* The limits Docker's /info says it cannot apply, in the box-spec's words. */
+static void unsupported_limits(json_object *info, char *out, size_t size)
+{
+    static const struct {
+        const char *key, *name;
+    } caps[] = {{"PidsLimit", "pids"}, {"MemoryLimit", "memory"}, {"CpuCfsQuota", "CPUs"}};
+    out[0] = '\0';
+    for (size_t i = 0; i < ARRAY_SIZE(caps); i++) {
+        json_object *v = NULL;
+        if (json_object_object_get_ex(info, caps[i].key, &v) && !json_object_get_boolean(v))
+            snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? ", " : "",
+                     caps[i].name);
+    }
+}
+
 /* Docker says so in its SecurityOptions. Podman 4's compatible /info does not (measured:
  * rootless Podman 4.3 lists only seccomp there), so libpod's own info is asked. */
 int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err)
@@ -289,6 +304,7 @@ int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err)
     } else {
         json_object_object_get_ex(info, "SecurityOptions", &opts);
         e->rootless = has_rootless(opts);
+        unsupported_limits(info, e->limits_unsupported, sizeof(e->limits_unsupported));
     }
     e->rootless_known = true;
     *out = e->rootless;

@@ -20,6 +20,9 @@ struct cp_engine {
     long timeout_ms;
     bool rootless_known; /* cp_engine_rootless asked once per connection */
     bool rootless;
+    /* Docker's /info says which limits it cannot apply (rootless Docker on cgroup v1 says so
+     * there, while its inspect still shows them): "pids, memory, CPUs", or empty. */
+    char limits_unsupported[32];
     bool started; /* conch-place started this engine's service (engine-start.c) */
 };
 

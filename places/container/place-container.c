@@ -51,6 +51,7 @@ struct container_state {
     json_object *warm_spec;  /* the next warm box, made after this run */
     bool gated;              /* sealed: the folder is seen through a layer the gate lands */
     bool limits_may_miss;    /* container.limits allow-missing */
+    char *limits_missing;    /* ... and the limits this box went without, for the report */
     char *layer_volume;      /* this box's layer's volume */
     const char *req_workdir; /* borrowed from the request */
     char *const *req_argv;
@@ -68,6 +69,7 @@ static void state_free(struct container_state *s)
     free(s->image_id);
     free(s->empty_file);
     free(s->warm_key);
+    free(s->limits_missing);
     if (s->spec != NULL)
         json_object_put(s->spec);
     if (s->warm_spec != NULL)
@@ -368,6 +370,8 @@ static int check_limits(struct container_state *s, const char *id, cp_error_t *e
     if (s->limits_may_miss) {
         cp_say("this box runs without its %s limits (container.limits is allow-missing)%s%s",
                missing, why != NULL ? ": " : "", why != NULL ? why : "");
+        free(s->limits_missing);
+        s->limits_missing = steal_pointer(&missing);
         return 0;
     }
     cp_error_make(err, CP_ERR_FAILED, 0,
@@ -481,7 +485,7 @@ static int container_run(void *state, const struct cp_run_request *req, int *sta
     int r = get_box(s, &warm, &id, err);
     if (r == 0) {
         cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
-        cp_container_report_box(s->engine, id);
+        cp_container_report_box(s->engine, id, s->limits_missing);
         struct cp_demux d;
         cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
         s->layer.since_ns = fs_now_ns();

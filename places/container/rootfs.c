@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "places/container/images.h"
+#include "places/container/engine-start.h"
 #include "places/container/rootfs.h"
 #include "src/base/log.h"
 #include "src/base/progress.h"
@@ -96,6 +97,9 @@ static int run(const char *const argv[], const char *binary, int log_fd, struct 
             setenv("CONCH_EGRESS_BINARY", binary, 1);
         if (log_fd >= 0 && (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0))
             _exit(127);
+        /* Only the three streams go on: mmdebstrap hands apt a fresh descriptor for `cat >&N`,
+         * which dash cannot write past 9, and this process's own would push N past it. */
+        close_range(3, ~0U, 0);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
@@ -131,6 +135,8 @@ int cp_rootfs_image(struct cp_engine *e, const char *script, const char *image,
         cp_log_verbose ? -1 : open("/var/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     cp_progress_step(&pr, "laying out its root filesystem", 0);
     int r = run((const char *const[]){"/bin/sh", path, tmpl, NULL}, binary, log_fd, &pr, err);
+    if (r == 0)
+        r = cp_engine_keep_up(e, err);
     if (r == 0)
         r = cp_image_import_progress(e, tmpl, image, changes, &pr, err);
     cp_progress_end(&pr);

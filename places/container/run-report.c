@@ -135,7 +135,7 @@ static json_object *seal_of(json_object *box)
     return s;
 }
 
-void cp_container_report_box(struct cp_engine *e, const char *id)
+void cp_container_report_box(struct cp_engine *e, const char *id, const char *limits_missing)
 {
     cp_run_report_stage("box");
     if (!cp_run_report_on())
@@ -148,7 +148,10 @@ void cp_container_report_box(struct cp_engine *e, const char *id)
         cp_debug("run report: %s", err->msg);
         return;
     }
-    cp_run_report_take("seal", seal_of(box));
+    json_object *seal = seal_of(box);
+    json_object_object_add(seal, "limits_missing",
+                           limits_missing ? json_object_new_string(limits_missing) : NULL);
+    cp_run_report_take("seal", seal);
 }
 
 static size_t take_refusals(const char *text, size_t len, const char *box)
