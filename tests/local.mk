@@ -148,6 +148,8 @@ EXTRA_DIST += tests/integration/rootless.test tests/integration/docker-group.tes
 
 # The tests that make, count or clean boxes, sidecars and networks on the shared engines run one
 # after another, never beside each other (a `clean` in one removes what another is making).
+# cloud.test runs beside them (its `clean` is --place cloud); its one comparison with a box,
+# cloud-container.test, is on the chain.
 tests/integration/container-stream.log: tests/integration/container.log
 tests/integration/egress.log: tests/integration/container-stream.log
 tests/integration/seal.log: tests/integration/egress.log
@@ -155,8 +157,8 @@ tests/egress/sidecar-upstream.log: tests/integration/seal.log
 tests/integration/run-report.log: tests/egress/sidecar-upstream.log
 tests/integration/engine-choice.log: tests/integration/run-report.log
 tests/relay/relay.log: tests/integration/engine-choice.log
-tests/cloud/cloud.log: tests/relay/relay.log
-tests/integration/container-exit.log: tests/cloud/cloud.log
+tests/cloud/cloud-container.log: tests/relay/relay.log
+tests/integration/container-exit.log: tests/cloud/cloud-container.log
 tests/integration/gate.log: tests/integration/container-exit.log
 tests/integration/egress-tls.log: tests/integration/gate.log
 tests/integration/docker-group.log: tests/integration/egress-tls.log

@@ -8,8 +8,9 @@ libconch_la_SOURCES += \
 	places/cloud/place-cloud.c
 
 # The place end to end against a Daytona test server on loopback (tests/cloud/).
-TESTS += tests/cloud/cloud.test
-EXTRA_DIST += tests/cloud/cloud.test tests/cloud/daytona_server.py
+TESTS += tests/cloud/cloud.test tests/cloud/cloud-container.test
+EXTRA_DIST += tests/cloud/cloud.test tests/cloud/cloud-container.test tests/cloud/server.sh \
+	tests/cloud/daytona_server.py
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_cloud_daytona
