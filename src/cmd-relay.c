@@ -19,6 +19,7 @@
 #include "src/base/settings.h"
 #include "src/base/util.h"
 #include "src/command.h"
+#include "src/run/run.h"
 
 static const struct cp_option serve_options[] = {
     {"place", 0, "PLACE", "container | ssh:HOST | cloud (default: saved, else container)"},
@@ -189,11 +190,9 @@ static int run_handler(const struct cp_parsed *args, cp_error_t *err)
     return status;
 }
 
-extern const struct cp_command cp_cmd_run;
-
 /* The door's run process: it waits (its libraries loaded) for one run's place, folder and
- * command on standard input, then is `run` with them: run's own table, parser and handler,
- * and main()'s words and 125 on failure. Standard input is /dev/null for the command. */
+ * command on standard input, then asks the run step for it, with main()'s words and 125 on
+ * failure. Standard input is /dev/null for the command. */
 static int exec_handler(const struct cp_parsed *args, cp_error_t *err)
 {
     (void)args;
@@ -209,24 +208,12 @@ static int exec_handler(const struct cp_parsed *args, cp_error_t *err)
     if (null < 0 || dup2(null, STDIN_FILENO) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "no /dev/null for the command's input");
     close(null);
-    const char *head[] = {"run", "--place", v[0], "--workdir", v[1], "--"};
-    cleanup_free char **argv = xcalloc(ARRAY_SIZE(head) + (size_t)n, sizeof(char *));
-    int argc = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(head); i++)
-        argv[argc++] = (char *)head[i];
-    for (ssize_t i = 2; i < n; i++)
-        argv[argc++] = (char *)v[i];
-    struct cp_parsed ra;
-    int status = cp_command_parse(&cp_cmd_run, argc, argv, &ra, err);
-    if (status == 0)
-        status = cp_cmd_run.handler(&ra, err);
-    free(ra.rest);
+    const struct cp_run_ask ask = {.place = v[0], .workdir = v[1], .argv = (char *const *)&v[2]};
+    int status = cp_run(&ask, err);
     if (status >= 0)
         return status;
     cp_error_print(err);
-    if (cp_error_code(err) == CP_ERR_USAGE)
-        fprintf(stderr, "See 'conch-place help run'.\n");
-    return cp_cmd_run.failure_status;
+    return 125;
 }
 
 static const struct cp_command *const subs[] = {&serve_cmd, &ticket_cmd, &run_cmd, &exec_cmd};

@@ -1,6 +1,8 @@
-# src/: the entry point and one file per command. The ground they and every part stand on is
-# src/base/ (its own local.mk).
+# src/: the entry point and one file per command, over the run step (src/run/) that `run`, the
+# relay's door and the ssh keeper share. The ground they and every part stand on is src/base/
+# (its own local.mk).
 libconch_la_SOURCES += \
+	src/run/run.c src/run/run.h \
 	src/command.c src/command.h \
 	src/commands.c \
 	src/cmd-help.c \

@@ -373,23 +373,31 @@ for _ in $(seq 50); do [ -e "$T/far/.conch-place/locks/c1" ] || break; sleep 0.1
 
 # ---- one command at a time per copy: two runs at once are serialised, both complete ----
 # Same computer (the lock here), then another computer (its own CONCH_HOME: the lock there).
+# The first command holds the copy until the test lets it go, which it does only once the
+# second run has said that it waits: no timing to guess on a busy machine.
 for who in here there; do
     home=$T/conch
     [ $who = there ] && home=$T/conch-other
-    rm -f "$W/order.txt" "$(FARCOPY c1)/order.txt"
-    CONCH_HOME=$T/conch timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- \
-        sh -c "echo first-start >>order.txt; sleep 8; echo first-end >>order.txt; echo 1 >first-$who.txt" \
+    rm -f "$W/order.txt" "$(FARCOPY c1)/order.txt" "$T/go"
+    CONCH_HOME=$T/conch timeout 120 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- \
+        sh -c "echo first-start >>order.txt; while [ ! -e '$T/go' ]; do sleep 0.1; done; echo first-end >>order.txt; echo 1 >first-$who.txt" \
         >/dev/null 2>&1 &
     pid=$!
-    for _ in $(seq 100); do grep -q first-start "$(FARCOPY c1)/order.txt" 2>/dev/null && break; sleep 0.1; done
-    rc2=$(CONCH_HOME=$home run box -- sh -c "echo second >>order.txt; echo 2 >second-$who.txt")
+    for _ in $(seq 600); do grep -q first-start "$(FARCOPY c1)/order.txt" 2>/dev/null && break; sleep 0.1; done
+    started=$(cat "$(FARCOPY c1)/order.txt" 2>/dev/null)
+    rm -f "$T/err"
+    rc2=$(CONCH_HOME=$home run box -- sh -c "echo second >>order.txt; echo 2 >second-$who.txt" &
+        for _ in $(seq 600); do grep -q 'waiting for it to end' "$T/err" 2>/dev/null && break; sleep 0.1; done
+        touch "$T/go"
+        wait)
+    touch "$T/go"
     wait $pid
     rc1=$?
-    [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && grep -q 'waiting for it to end' "$T/err" &&
+    [ "$started" = first-start ] && [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && grep -q 'waiting for it to end' "$T/err" &&
         [ "$(tr '\n' ' ' <"$W/order.txt" 2>/dev/null)" = "first-start first-end second " ] &&
         [ -f "$W/first-$who.txt" ] && [ -f "$W/second-$who.txt" ] &&
         ok "two runs at once on one copy (lock $who): serialised, both complete, nothing lost" ||
-        fail "two runs (lock $who): rc1=$rc1 rc2=$rc2 order=$(cat "$W/order.txt" 2>&1) $(cat "$T/err")"
+        fail "two runs (lock $who): started=$started rc1=$rc1 rc2=$rc2 order=$(tr '\n' ' ' <"$W/order.txt" 2>&1) err=$(cat "$T/err")"
 done
 rm -f "$W/order.txt" "$W"/first-*.txt "$W"/second-*.txt
 rc=$(run box -- true)
