@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 /* CLOCK_MONOTONIC in milliseconds: for time-outs, deadlines and idle timers. It never jumps
- * when the wall clock is set, and it stops while the computer is suspended. */
+ * when the wall clock is set, and it stops while the computer is suspended. Safe in a signal
+ * handler (clock_gettime only), as cp_now_ns is. */
 int64_t cp_now_ms(void);
 /* CLOCK_MONOTONIC in nanoseconds, for durations shown with a fraction of a millisecond (logs,
  * the run report's stage times). Safe in a signal handler (clock_gettime only). */
