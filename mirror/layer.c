@@ -23,6 +23,7 @@
 #include "mirror/walk.h"
 #include "src/base/paths.h"
 #include "src/base/run-report.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 #define BESIDE_SUFFIX ".conch-far"
@@ -96,21 +97,14 @@ static char **names_in(int dirfd)
         return NULL;
     }
     rewinddir(d); /* the dup shares the read position of a folder read before */
-    size_t n = 0, cap = 16;
-    char **v = xcalloc(cap + 1, sizeof(char *));
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (n == cap) {
-            v = xrealloc(v, (cap * 2 + 1) * sizeof(char *));
-            cap *= 2;
-        }
-        v[n++] = xstrdup(e->d_name);
-        v[n] = NULL;
-    }
+    struct cp_strvec v = {0};
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            cp_strvec_push(&v, e->d_name);
     closedir(d);
-    qsort(v, n, sizeof(char *), by_name);
-    return v;
+    if (v.n > 1)
+        qsort(v.v, v.n, sizeof(char *), by_name);
+    return cp_strvec_steal(&v);
 }
 
 /* Where a link at path leads, by its text, from the link's folder; NULL when it climbs out. */

@@ -10,31 +10,22 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "relay/door-int.h"
 #include "relay/frames.h"
 #include "relay/request.h"
 #include "src/base/buf.h"
+#include "src/base/clock.h"
+#include "src/base/spawn.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 #define HEAD_WAIT_MS 5000 /* the whole request head must arrive within this */
 #define PIPE_CHUNK   65536
-
-extern char **environ;
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int send_all(int fd, const void *buf, size_t len, int flags)
 {
@@ -57,10 +48,10 @@ static void linger_close(int fd)
 {
     shutdown(fd, SHUT_WR);
     char sink[4096];
-    long until = now_ms() + 200;
-    for (long left = 200; left > 0; left = until - now_ms()) {
+    int64_t until = cp_now_ms() + 200;
+    for (int left = 200; left > 0; left = cp_deadline_left_ms(until)) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, (int)left) <= 0 || recv(fd, sink, sizeof(sink), 0) <= 0)
+        if (poll(&p, 1, left) <= 0 || recv(fd, sink, sizeof(sink), 0) <= 0)
             break;
     }
 }
@@ -80,11 +71,11 @@ static bool read_request(int fd, unsigned port, struct cp_relay_verdict *v, char
     char head[CP_RELAY_HEAD_MAX + 1];
     size_t len = 0;
     int r = 1;
-    long until = now_ms() + HEAD_WAIT_MS;
+    int64_t until = cp_now_ms() + HEAD_WAIT_MS;
     while (r == 1) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        long left = until - now_ms();
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+        int left = cp_deadline_left_ms(until);
+        if (left <= 0 || poll(&p, 1, left) <= 0) {
             *v = (struct cp_relay_verdict){.status = 408,
                                            .reason = "the request head took too long"};
             break;
@@ -135,69 +126,19 @@ static void release_slot(struct door *d, int slot)
     pthread_mutex_unlock(&d->lock);
 }
 
-/* `conch-place relay exec`, its stdin a pipe for the run's arguments, its streams the pipes'
- * write ends; every other descriptor of the door is close-on-exec. */
-static pid_t spawn_exec(int in_r, int out_w, int err_w)
+/* `conch-place relay exec` with a pipe on each stream; every other descriptor of the door is
+ * close-on-exec. Its signals are as a fresh process's: the door's threads block the stop
+ * signals, and a run must take them. */
+int cp_relay_runproc_start(struct cp_child *out)
 {
     static char *const argv[] = {"conch-place", "relay", "exec", NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in_r, STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
-    posix_spawnattr_init(&at);
-    sigset_t none, dflt;
-    sigemptyset(&none);
-    sigemptyset(&dflt);
-    sigaddset(&dflt, SIGINT);
-    sigaddset(&dflt, SIGTERM);
-    sigaddset(&dflt, SIGHUP);
-    posix_spawnattr_setsigmask(&at, &none); /* the door's threads block the stop signals */
-    posix_spawnattr_setsigdefault(&at, &dflt);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
-    if (posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ) != 0)
-        pid = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    return pid;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
-int cp_relay_runproc_start(struct runproc *out)
-{
-    int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
-    pid_t pid = -1;
-    if (pipe2(in, O_CLOEXEC) == 0 && pipe2(o, O_CLOEXEC) == 0 && pipe2(e, O_CLOEXEC) == 0)
-        pid = spawn_exec(in[0], o[1], e[1]);
-    /* The child holds its ends now: ours must go, or its streams never end. */
-    close_fd(&in[0]);
-    close_fd(&o[1]);
-    close_fd(&e[1]);
-    *out = (struct runproc){.pid = pid, .in_w = in[1], .out_r = o[0], .err_r = e[0]};
-    if (pid < 0) {
-        cp_relay_runproc_discard(out);
-        return -1;
-    }
-    return 0;
-}
-
-void cp_relay_runproc_discard(struct runproc *rp)
-{
-    close_fd(&rp->in_w);
-    close_fd(&rp->out_r);
-    close_fd(&rp->err_r);
-    if (rp->pid > 0)
-        while (waitpid(rp->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-    rp->pid = -1;
+    const struct cp_spawn_opts o = {.in = {CP_STDIO_PIPE},
+                                    .out = {CP_STDIO_PIPE},
+                                    .err = {CP_STDIO_PIPE},
+                                    .file = "/proc/self/exe",
+                                    .default_signals = true};
+    cleanup_error cp_error_t err = NULL;
+    return cp_spawn(argv, &o, out, &err) == 0 ? 0 : -1;
 }
 
 void cp_relay_warm_refill(struct door *d)
@@ -205,7 +146,7 @@ void cp_relay_warm_refill(struct door *d)
     pthread_mutex_lock(&d->lock);
     bool need = !d->have_warm && !d->stopping;
     pthread_mutex_unlock(&d->lock);
-    struct runproc rp;
+    struct cp_child rp = CP_CHILD_INIT;
     if (!need || cp_relay_runproc_start(&rp) < 0)
         return;
     pthread_mutex_lock(&d->lock);
@@ -216,10 +157,10 @@ void cp_relay_warm_refill(struct door *d)
     }
     pthread_mutex_unlock(&d->lock);
     if (!keep)
-        cp_relay_runproc_discard(&rp);
+        cp_child_dispose(&rp);
 }
 
-static bool claim_warm(struct door *d, struct runproc *out)
+static bool claim_warm(struct door *d, struct cp_child *out)
 {
     pthread_mutex_lock(&d->lock);
     bool have = d->have_warm;
@@ -233,31 +174,31 @@ static bool claim_warm(struct door *d, struct runproc *out)
 
 /* Hands the run its place, folder and command, whole: a message that cannot carry them all is
  * not sent (minting refuses such a command, so this is the second line, never a silent cut). */
-static int send_run(struct runproc *rp, const struct cp_ticket *k)
+static int send_run(struct cp_child *rp, const struct cp_ticket *k)
 {
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, CP_RELAY_MSG_MAX);
     cleanup_error cp_error_t err = NULL;
     int r = cp_relay_run_msg(k->place, k->workdir, k->argv, &b, &err) == 0
-                ? cp_relay_msg_send(rp->in_w, &b)
+                ? cp_unix_msg_send(rp->in, &b, NULL, 0)
                 : -1;
-    close_fd(&rp->in_w);
+    close(steal_fd(&rp->in));
     return r;
 }
 
 /* A warm runproc when there is one that takes the run, else a new one. */
-static int start_run(struct door *d, const struct cp_ticket *k, struct runproc *rp)
+static int start_run(struct door *d, const struct cp_ticket *k, struct cp_child *rp)
 {
     if (claim_warm(d, rp)) {
         if (send_run(rp, k) == 0)
             return 0;
-        cp_relay_runproc_discard(rp);
+        cp_child_dispose(rp);
     }
     if (cp_relay_runproc_start(rp) < 0)
         return -1;
     if (send_run(rp, k) == 0)
         return 0;
-    cp_relay_runproc_discard(rp);
+    cp_child_dispose(rp);
     return -1;
 }
 
@@ -316,14 +257,14 @@ static int client_says(int fd, char *c)
 }
 
 /* Passes the run's two streams on until both end; stops the run when the client asks or goes. */
-static void relay_streams(struct answer *a, pid_t pid, int out_r, int err_r, char early)
+static void relay_streams(struct answer *a, struct cp_child *rp, int out_r, int err_r, char early)
 {
     struct pollfd p[3] = {{.fd = out_r, .events = POLLIN},
                           {.fd = err_r, .events = POLLIN},
                           {.fd = a->fd, .events = POLLIN | POLLRDHUP}};
     bool asked = false;
     if (early != 0) {
-        kill(pid, early == SIGINT ? SIGINT : SIGTERM);
+        cp_child_kill(rp, early == SIGINT ? SIGINT : SIGTERM);
         asked = true;
         p[2].fd = -1;
     }
@@ -349,7 +290,7 @@ static void relay_streams(struct answer *a, pid_t pid, int out_r, int err_r, cha
         if (a->gone && !asked)
             sig = SIGTERM;
         if (sig != 0 && !asked) {
-            kill(pid, sig);
+            cp_child_kill(rp, sig);
             asked = true;
         }
         if (asked)
@@ -358,11 +299,11 @@ static void relay_streams(struct answer *a, pid_t pid, int out_r, int err_r, cha
     free(buf);
 }
 
-static int wait_status(pid_t pid, struct answer *a)
+static int wait_status(struct cp_child *rp, struct answer *a)
 {
     int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
+    cleanup_error cp_error_t err = NULL;
+    (void)cp_child_wait(rp, &ws, &err); /* it is ours: only EINTR, retried, can happen */
     if (WIFEXITED(ws))
         return WEXITSTATUS(ws);
     char words[128];
@@ -383,7 +324,7 @@ static void run_ticket(struct door *d, int slot, int fd, const struct cp_ticket 
                         "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
                         form == CP_RELAY_FRAMES ? CP_RELAY_FRAMES_TYPE : "text/plain");
     a.gone = send_all(fd, head, (size_t)hlen, 0) < 0;
-    struct runproc rp;
+    cleanup_child struct cp_child rp = CP_CHILD_INIT;
     if (start_run(d, k, &rp) < 0) {
         static const char words[] = "conch-place: the door could not start conch-place run\n";
         answer_bytes(&a, form == CP_RELAY_FRAMES ? CP_FRAME_FAIL : CP_FRAME_ERR, words,
@@ -392,8 +333,9 @@ static void run_ticket(struct door *d, int slot, int fd, const struct cp_ticket 
         return;
     }
     set_slot(d, slot, rp.pid);
-    relay_streams(&a, rp.pid, rp.out_r, rp.err_r, early); /* closes both */
-    answer_status(&a, wait_status(rp.pid, &a));
+    int out_r = steal_fd(&rp.out), err_r = steal_fd(&rp.err);
+    relay_streams(&a, &rp, out_r, err_r, early); /* closes both */
+    answer_status(&a, wait_status(&rp, &a));
 }
 
 static void serve_http(struct door *d, int fd)

@@ -21,21 +21,12 @@ int cp_relay_dir(char **out, cp_error_t *err);
 /* The socket of this folder's door: <dir>/<cp_folder_key(real folder)><suffix>. */
 int cp_relay_folder_path(const char *real_folder, const char *suffix, char **out, cp_error_t *err);
 
-/* Listens at path (0600; a stale socket there is replaced: the caller holds the lock). */
-int cp_relay_control_listen(const char *path, cp_error_t *err);
-
-/* The peer's uid is ours. */
-bool cp_relay_peer_is_us(int fd);
-
-/* One message: a 4-byte length, then NUL-separated strings. */
-int cp_relay_msg_send(int fd, const struct cp_buf *b);
+/* One message (src/base/unix-msg.h: a 4-byte length, then NUL-separated strings), at most
+ * CP_RELAY_MSG_MAX bytes, each piece within the control socket's wait. */
 int cp_relay_msg_recv(int fd, struct cp_buf *out);
 /* The same, waiting first_wait_ms (-1: as long as it takes) for the message to begin. */
 int cp_relay_msg_recv_wait(int fd, struct cp_buf *out, int first_wait_ms);
-/* Appends s and its NUL; 0, or -1 when the message would pass its maximum (nothing added). */
-int cp_relay_msg_put(struct cp_buf *b, const char *s);
-/* Every string of a message, none left out: *out (the caller frees the vector, not the
- * strings, which point into b) ends in NULL. How many, or -1 when the last one has no NUL. */
+/* cp_unix_msg_split, by the name `relay exec` (src/cmd-relay.c) knows it. */
 ssize_t cp_relay_msg_split(const struct cp_buf *b, const char ***out);
 
 /* The message that hands a run its place, folder and command (the door to `relay exec`):

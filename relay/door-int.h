@@ -9,13 +9,7 @@
 #include "relay/control.h"
 #include "relay/door.h"
 #include "relay/turnaway.h"
-
-/* A `conch-place relay exec` process: it reads one run's place, folder and command from in_w,
- * then is `run` with those arguments; its stdout and stderr come out of out_r and err_r. */
-struct runproc {
-    pid_t pid;
-    int in_w, out_r, err_r;
-};
+#include "src/base/spawn.h"
 
 struct door {
     struct cp_relay_door_info info;
@@ -28,8 +22,9 @@ struct door {
     pid_t children[CP_RELAY_RUNS_MAX]; /* the runs' `conch-place run` processes, 0 when free */
     long last_activity;
     bool stopping;
-    /* One started ahead of need, its libraries loaded, so a run does not wait for an exec. */
-    struct runproc warm;
+    /* One runproc started ahead of need, its libraries loaded, so a run does not wait for an
+     * exec. */
+    struct cp_child warm;
     bool have_warm;
     struct cp_turnaway turned; /* the loop's own: connections being turned away */
 };
@@ -45,10 +40,11 @@ void *cp_relay_conn_main(void *arg);
 /* A connection's thread is done: its budget freed, the door's idle clock restarted. */
 void cp_relay_conn_gone(struct door *d, bool control);
 
-/* Starts a runproc; 0 or -1. */
-int cp_relay_runproc_start(struct runproc *out);
-/* Closes its pipes and waits for it (it leaves when its input ends unread). */
-void cp_relay_runproc_discard(struct runproc *rp);
+/* Starts a runproc: a `conch-place relay exec` process, which reads one run's place, folder
+ * and command from its standard input (out->in), then is `run` with those arguments; its
+ * standard output and error come out of out->out and out->err. 0 or -1 (out left empty).
+ * cp_child_dispose closes its pipes and waits for it: it leaves when its input ends unread. */
+int cp_relay_runproc_start(struct cp_child *out);
 /* Starts the next warm runproc when there is none (not while the door is closing). */
 void cp_relay_warm_refill(struct door *d);
 

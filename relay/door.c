@@ -25,6 +25,7 @@
 #include "relay/peer.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 #define STOP_WAIT_S 60 /* at the end, how long the runs still going get to remove their boxes */
@@ -149,7 +150,7 @@ static bool take_budget(struct door *d, bool control)
  * socket's "no"), not closed. Returns false when fd was turned away. */
 static bool admit(struct door *d, int fd, bool control)
 {
-    if (control && !cp_relay_peer_is_us(fd)) {
+    if (control && !cp_unix_peer_is_us(fd)) {
         close(fd); /* the socket is 0600 in a 0700 folder: this is no mistake of ours */
         return false;
     }
@@ -261,12 +262,12 @@ static bool close_door(struct door *d)
 {
     pthread_mutex_lock(&d->lock);
     d->stopping = true;
-    struct runproc warm = d->warm;
+    struct cp_child warm = d->warm;
     bool had_warm = d->have_warm;
     d->have_warm = false;
     pthread_mutex_unlock(&d->lock);
     if (had_warm)
-        cp_relay_runproc_discard(&warm); /* its input ends unread: it leaves */
+        cp_child_dispose(&warm); /* its input ends unread: it leaves */
     pthread_mutex_lock(&d->lock);
     for (int i = 0; i < CP_RELAY_RUNS_MAX; i++)
         if (d->children[i] > 0)
@@ -292,7 +293,8 @@ int cp_relay_serve(const struct cp_relay_serve_opts *o, cp_error_t *err)
     cleanup_close int tcp = listen_loopback(&port, err);
     if (tcp < 0)
         return cp_error_code(err);
-    cleanup_close int ctl = cp_relay_control_listen(path, err);
+    /* A stale socket at path is replaced: the lock taken in control_path makes it ours. */
+    cleanup_close int ctl = cp_unix_listen(path, 0600, 64, err);
     if (ctl < 0)
         return cp_error_code(err);
     if (o->detach) {

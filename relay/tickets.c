@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include <openssl/crypto.h>
 
 #include "relay/tickets.h"
+#include "src/base/clock.h"
 #include "src/base/util.h"
 
 /* How long a used or expired ticket's hash is remembered, to say why it is refused. */
@@ -33,9 +33,7 @@ struct cp_tickets {
 
 int64_t cp_tickets_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_BOOTTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return cp_boot_ms();
 }
 
 void cp_ticket_free(struct cp_ticket *k)

@@ -49,9 +49,9 @@ int cp_tickets_live(struct cp_tickets *t, int64_t now_ms);
 
 void cp_ticket_free(struct cp_ticket *k);
 
-/* The door's clock, in milliseconds: CLOCK_BOOTTIME, which never jumps with the wall clock's
- * setting and, unlike CLOCK_MONOTONIC, goes on while the computer is suspended (the cap is 30
- * minutes of the person's time, not of the computer's waking time). */
+/* The door's clock, in milliseconds: cp_boot_ms() (CLOCK_BOOTTIME), which never jumps with
+ * the wall clock's setting and, unlike CLOCK_MONOTONIC, goes on while the computer is suspended
+ * (the cap is 30 minutes of the person's time, not of the computer's waking time). */
 int64_t cp_tickets_now(void);
 
 #endif

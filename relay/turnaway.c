@@ -8,20 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "relay/request.h"
 #include "relay/turnaway.h"
+#include "src/base/clock.h"
 
 #define LINGER_MS 200
-
-static long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void drop(struct cp_turnaway *t, size_t i)
 {
@@ -56,7 +49,7 @@ void cp_turnaway_add(struct cp_turnaway *t, int fd, const void *answer, size_t l
         drop(t, oldest);
     }
     t->fd[t->n] = fd;
-    t->until_ms[t->n] = mono_ms() + LINGER_MS;
+    t->until_ms[t->n] = cp_now_ms() + LINGER_MS;
     t->n++;
 }
 
@@ -69,7 +62,7 @@ size_t cp_turnaway_pollfds(const struct cp_turnaway *t, struct pollfd *p)
 
 void cp_turnaway_serve(struct cp_turnaway *t, const struct pollfd *p, size_t n)
 {
-    long now = mono_ms();
+    int64_t now = cp_now_ms();
     /* From the end: drop() moves the last entry into the slot it frees. */
     for (size_t i = n; i-- > 0;) {
         if (i >= t->n || t->fd[i] != p[i].fd)

@@ -8,12 +8,13 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CP_TURNAWAY_MAX 64
 
 struct cp_turnaway {
     int fd[CP_TURNAWAY_MAX];
-    long until_ms[CP_TURNAWAY_MAX];
+    int64_t until_ms[CP_TURNAWAY_MAX]; /* cp_now_ms() */
     size_t n;
 };
 

@@ -3,21 +3,19 @@
 #include "config.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include "mirror/held.h"
 #include "src/command.h"
 #include "src/base/json.h"
 #include "src/base/settings.h"
+#include "src/base/spawn.h"
 #include "src/base/util.h"
 
 extern const struct cp_command cp_cmd_changes;
-extern char **environ;
 
 struct shown {
     const struct cp_held_run *run;
@@ -43,11 +41,11 @@ static void show_diff(const struct cp_held_run *run, const char *what, const cha
                     deleted ? "/dev/null" : there,
                     NULL};
     fflush(stdout);
-    pid_t pid;
-    if (posix_spawnp(&pid, "diff", NULL, NULL, argv, environ) != 0)
-        return;
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    const struct cp_spawn_opts o = {.path_search = true}; /* no diff: nothing drawn */
+    cleanup_child struct cp_child c = CP_CHILD_INIT;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_spawn(argv, &o, &c, &err) == 0)
+        (void)cp_child_wait(&c, NULL, &err);
 }
 
 static void seen(void *ctx, const char *what, const char *path, const char *why)

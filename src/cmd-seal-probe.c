@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/base/util.h"
 #include "src/command.h"
 
@@ -100,18 +100,10 @@ static bool redial(struct target *t, long left)
     return true;
 }
 
-static long ms_since(const struct timespec *start)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 /* All targets at once, so a dropped one costs the time-out once, not once each. */
 static void wait_all(struct target *t, size_t n)
 {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    int64_t deadline = cp_now_ms() + PROBE_TIMEOUT_MS;
     for (;;) {
         struct pollfd p[PROBE_MAX];
         size_t idx[PROBE_MAX], np = 0;
@@ -120,7 +112,7 @@ static void wait_all(struct target *t, size_t n)
                 p[np] = (struct pollfd){.fd = t[i].fd, .events = POLLOUT};
                 idx[np++] = i;
             }
-        long left = PROBE_TIMEOUT_MS - ms_since(&start);
+        long left = cp_deadline_left_ms(deadline);
         bool again = false;
         for (size_t i = 0; i < n; i++)
             if (t[i].result != NULL && redial(&t[i], left))

@@ -2,9 +2,9 @@
 #include "config.h"
 
 #include <stdarg.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
 
@@ -33,14 +33,12 @@ void cp_log_say(const char *fmt, ...)
 
 void cp_log_debug(const char *fmt, ...)
 {
-    static struct timespec t0;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (t0.tv_sec == 0 && t0.tv_nsec == 0)
+    static int64_t t0;
+    int64_t now = cp_now_ns();
+    if (t0 == 0)
         t0 = now;
     char prefix[32];
-    snprintf(prefix, sizeof(prefix), "[%6.1f ms] ",
-             (double)(now.tv_sec - t0.tv_sec) * 1e3 + (double)(now.tv_nsec - t0.tv_nsec) / 1e6);
+    snprintf(prefix, sizeof(prefix), "[%6.1f ms] ", (double)(now - t0) / 1e6);
     va_list ap;
     va_start(ap, fmt);
     say(prefix, fmt, ap);

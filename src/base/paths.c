@@ -11,6 +11,7 @@
 
 #include "src/base/buf.h"
 #include "src/base/paths.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 int cp_home_dir(char **out, cp_error_t *err)
@@ -69,9 +70,8 @@ char *cp_person_dir(void)
     char *dir = xdg != NULL && xdg[0] == '/'
                     ? xasprintf("%s/conch-place", xdg)
                     : xasprintf("/tmp/conch-place-%u", (unsigned)geteuid());
-    struct stat st;
-    if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-        st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+    cleanup_error cp_error_t err = NULL;
+    if (cp_unix_private_dir(dir, &err) < 0) {
         free(dir);
         return NULL;
     }

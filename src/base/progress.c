@@ -6,17 +6,16 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/progress.h"
 #include "src/base/util.h"
 
 #define REDRAW_NS 100000000L
 
-static double seconds_since(const struct timespec *t)
+static double seconds_since(int64_t t_ns)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+    return (double)(cp_now_ns() - t_ns) / 1e9;
 }
 
 static void copy_text(char *dst, size_t len, const char *src)
@@ -34,7 +33,7 @@ void cp_progress_begin(struct cp_progress *p, int fd, const char *what)
     p->fd = fd;
     p->on = isatty(fd) && cp_log_verbose == 0;
     copy_text(p->what, sizeof(p->what), what);
-    clock_gettime(CLOCK_MONOTONIC, &p->start);
+    p->start_ns = cp_now_ns();
 }
 
 static void size_text(uint64_t bytes, char *out, size_t len)
@@ -72,7 +71,7 @@ static int columns(int fd)
 static void draw(struct cp_progress *p)
 {
     char line[512];
-    cp_progress_format(p, seconds_since(&p->start), line, sizeof(line));
+    cp_progress_format(p, seconds_since(p->start_ns), line, sizeof(line));
     size_t width = (size_t)columns(p->fd) - 1;
     if (strlen(line) > width)
         line[width] = '\0';
@@ -81,7 +80,7 @@ static void draw(struct cp_progress *p)
     int n = snprintf(out, sizeof(out), "\r%s\033[K", line);
     if (n > 0)
         (void)cp_write_all(p->fd, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1);
-    clock_gettime(CLOCK_MONOTONIC, &p->drawn_at);
+    p->drawn_at_ns = cp_now_ns();
     p->drawn = true;
 }
 
@@ -89,7 +88,7 @@ void cp_progress_tick(struct cp_progress *p)
 {
     if (!p->on)
         return;
-    if (p->drawn && seconds_since(&p->drawn_at) * 1e9 < (double)REDRAW_NS)
+    if (p->drawn && cp_now_ns() - p->drawn_at_ns < REDRAW_NS)
         return;
     draw(p);
 }

@@ -7,16 +7,15 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 struct cp_progress {
     bool on;
-    int fd;               /* standard error, or a test's */
-    char what[96];        /* "making conch-place/work:bookworm" */
-    char step[64];        /* "sending it to docker" */
-    char note[96];        /* the last line a child wrote, shortened */
-    uint64_t done, total; /* bytes; total 0 when unknown */
-    struct timespec start, drawn_at;
+    int fd;                        /* standard error, or a test's */
+    char what[96];                 /* "making conch-place/work:bookworm" */
+    char step[64];                 /* "sending it to docker" */
+    char note[96];                 /* the last line a child wrote, shortened */
+    uint64_t done, total;          /* bytes; total 0 when unknown */
+    int64_t start_ns, drawn_at_ns; /* cp_now_ns() */
     bool drawn;
 };
 

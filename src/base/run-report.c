@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/base/json.h"
 #include "src/base/run-report.h"
 #include "src/base/util.h"
@@ -22,7 +22,7 @@ static struct {
     json_object *doc;
     int dirfd; /* the report's folder, opened at start */
     char *name;
-    struct timespec start, last;
+    int64_t start_ns, last_ns; /* cp_now_ns() */
     size_t files, hosts;
 } R = {.dirfd = -1};
 
@@ -132,8 +132,7 @@ int cp_run_report_start(const char *path, cp_error_t *err)
     R.doc = skeleton();
     R.dirfd = steal_fd(&fd);
     R.name = steal_pointer(&name);
-    clock_gettime(CLOCK_MONOTONIC, &R.start);
-    R.last = R.start;
+    R.start_ns = R.last_ns = cp_now_ns();
     return 0;
 }
 
@@ -239,11 +238,9 @@ void cp_run_report_stage(const char *name)
 {
     if (R.doc == NULL)
         return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double ms =
-        (double)(now.tv_sec - R.last.tv_sec) * 1e3 + (double)(now.tv_nsec - R.last.tv_nsec) / 1e6;
-    R.last = now;
+    int64_t now = cp_now_ns();
+    double ms = (double)(now - R.last_ns) / 1e6;
+    R.last_ns = now;
     json_object *stages = member(R.doc, "stages");
     json_object *had = member(stages, name);
     if (had != NULL)
@@ -299,10 +296,7 @@ int cp_run_report_finish(cp_error_t *err)
     if (R.doc == NULL)
         return 0;
     cp_run_report_stage("finish");
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double total =
-        (double)(now.tv_sec - R.start.tv_sec) * 1e3 + (double)(now.tv_nsec - R.start.tv_nsec) / 1e6;
+    double total = (double)(cp_now_ns() - R.start_ns) / 1e6;
     json_object_object_add(R.doc, "total_ms", ms_value(total));
     const char *s = json_object_to_json_string_ext(R.doc, JSON_C_TO_STRING_PRETTY |
                                                               JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -4,20 +4,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "src/base/clock.h"
 #include "src/base/signals.h"
 
 static int pipe_fds[2] = {-1, -1};
 static volatile sig_atomic_t caught = 0;
-static struct timespec caught_at;
+static int64_t caught_at_ms;
 
 static void on_signal(int sig)
 {
     int saved = errno;
     if (caught == 0) {
-        clock_gettime(CLOCK_MONOTONIC, &caught_at); /* async-signal-safe */
+        caught_at_ms = cp_now_ms(); /* async-signal-safe: clock_gettime only */
         caught = sig;
     }
     if (pipe_fds[1] >= 0)
@@ -51,8 +51,5 @@ long cp_signals_since_ms(void)
 {
     if (caught == 0)
         return -1;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)(now.tv_sec - caught_at.tv_sec) * 1000 +
-           (long)(now.tv_nsec - caught_at.tv_nsec) / 1000000;
+    return (long)(cp_now_ms() - caught_at_ms);
 }

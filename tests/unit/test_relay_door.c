@@ -24,6 +24,7 @@
 #include "relay/peer.h"
 #include "relay/runner.h"
 #include "relay/tickets.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 /* ---- the peer's owner ---- */
@@ -207,7 +208,7 @@ static void door_open(struct door *d, const char *workdir)
     assert_non_null(mkdtemp(d->dir));
     snprintf(d->sock, sizeof(d->sock), "%s/c.sock", d->dir);
     cp_error_t err = NULL;
-    d->listener = cp_relay_control_listen(d->sock, &err);
+    d->listener = cp_unix_listen(d->sock, 0600, 64, &err);
     assert_true(d->listener >= 0);
     d->info = (struct cp_relay_door_info){
         .port = 4242, .place = "container", .workdir = workdir, .tickets = cp_tickets_new()};
