@@ -50,8 +50,8 @@ static size_t http_answer(struct proxy *p, struct conn *c, enum cp_egress_reason
         snprintf(host_port, sizeof(host_port), "%s:%u", c->name, c->port);
     else
         snprintf(host_port, sizeof(host_port), "%s", c->name[0] ? c->name : "the request");
-    return cp_egress_response(reason, host_port, (const char *const *)p->cfg->policy->patterns,
-                              p->cfg->policy->npatterns, answer, size);
+    return cp_egress_response(reason, host_port, (const char *const *)p->cfg->policy->patterns.v,
+                              p->cfg->policy->patterns.n, answer, size);
 }
 
 /* Logs, sends answer[0..len) (nothing when len is 0), closes the upstream, and from now on

@@ -8,18 +8,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "places/egress/proxy-int.h"
+#include "src/base/clock.h"
 #include "src/base/util.h"
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 void cp_egress_proxy_defaults(struct cp_egress_proxy_config *cfg)
 {
@@ -200,7 +193,7 @@ static int loop(struct proxy *p, cp_error_t *err)
         int n = epoll_wait(p->epfd, events, (int)ARRAY_SIZE(events), SWEEP_MS);
         if (n < 0 && errno != EINTR)
             return cp_error_make(err, CP_ERR_FAILED, errno, "epoll_wait failed");
-        p->now = now_ms();
+        p->now = (uint64_t)cp_now_ms();
         for (int i = 0; i < n; i++)
             on_event(p, events[i].data.ptr, events[i].events);
         cp_proxy_bury_dead(p);
@@ -251,7 +244,7 @@ int cp_egress_proxy_run(int listen_fd, const struct cp_egress_proxy_config *cfg,
 {
     __attribute__((cleanup(proxy_dispose))) struct proxy p = {
         .cfg = cfg, .epfd = -1, .pipe = {-1, -1}};
-    p.now = p.idle_since = now_ms();
+    p.now = p.idle_since = (uint64_t)cp_now_ms();
     p.scratch = xmalloc(SCRATCH_SIZE);
     p.listener = (struct side){.fd = listen_fd};
     p.term = (struct cp_egress_terminate_config){

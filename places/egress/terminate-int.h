@@ -53,7 +53,7 @@ struct worker {
     struct cp_egress_terminate_config cfg;
     struct cp_egress_handoff h;
     struct side box, host;
-    uint64_t idle_at, head_at; /* deadlines; head_at 0 unless a head has begun */
+    int64_t idle_at, head_at; /* deadlines (cp_now_ms); head_at 0 unless a head has begun */
     enum rstate rs;
     struct framing rf, sf;
     bool close_after; /* the request just sent asked for Connection: close */
@@ -71,8 +71,7 @@ struct worker {
     char upstream_why[256];
 };
 
-/* terminate.c: the clock and the log. */
-uint64_t cp_terminate_now_ms(void);
+/* terminate.c: the log. */
 struct cp_egress_decision cp_terminate_decision(const struct worker *w,
                                                 enum cp_egress_reason reason, const char *method,
                                                 const char *path);

@@ -9,15 +9,16 @@
 #include <openssl/err.h>
 
 #include "places/egress/terminate-int.h"
+#include "src/base/clock.h"
 
 /* Waits for what the last SSL call on s wanted, until deadline; -1 past it. */
-static int wait_side(struct side *s, uint64_t deadline)
+static int wait_side(struct side *s, int64_t deadline)
 {
-    uint64_t now = cp_terminate_now_ms();
-    if (now >= deadline)
+    int left = cp_deadline_left_ms(deadline);
+    if (left == 0)
         return -1;
     struct pollfd p = {.fd = s->fd, .events = s->want};
-    int r = poll(&p, 1, (int)(deadline - now));
+    int r = poll(&p, 1, left);
     return r > 0 || (r < 0 && errno == EINTR) ? 0 : -1;
 }
 
@@ -45,10 +46,10 @@ int cp_terminate_push(struct worker *w, struct side *s, const char *data, size_t
             continue;
         }
         if (cp_terminate_ssl_again(s, r) < 0 ||
-            wait_side(s, cp_terminate_now_ms() + w->cfg.idle_timeout_ms) < 0)
+            wait_side(s, cp_now_ms() + w->cfg.idle_timeout_ms) < 0)
             return -1;
     }
-    w->idle_at = cp_terminate_now_ms() + w->cfg.idle_timeout_ms;
+    w->idle_at = cp_now_ms() + w->cfg.idle_timeout_ms;
     return 0;
 }
 
@@ -63,7 +64,7 @@ int cp_terminate_pull(struct worker *w, struct side *s)
     int r = SSL_read_ex(s->ssl, s->buf + s->len, BUF_CAP - s->len, &got);
     if (r == 1) {
         s->len += got;
-        w->idle_at = cp_terminate_now_ms() + w->cfg.idle_timeout_ms;
+        w->idle_at = cp_now_ms() + w->cfg.idle_timeout_ms;
         return 1;
     }
     if (cp_terminate_ssl_again(s, r) == 0)

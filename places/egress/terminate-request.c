@@ -11,6 +11,7 @@
 #include "places/egress/answer.h"
 #include "places/egress/methods.h"
 #include "places/egress/terminate-int.h"
+#include "src/base/clock.h"
 #include "src/base/util.h"
 
 static void refuse(struct worker *w, enum cp_egress_reason reason, const char *why,
@@ -217,7 +218,7 @@ static int handle_request_bytes(struct worker *w)
     switch (w->rs) {
     case R_HEAD:
         if (w->box.len > 0 && w->head_at == 0)
-            w->head_at = cp_terminate_now_ms() + w->cfg.head_timeout_ms;
+            w->head_at = cp_now_ms() + w->cfg.head_timeout_ms;
         return w->box.len > 0 ? on_head(w) : 0;
     case R_BODY: {
         if (w->box.len == 0)

@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 
 #include "places/egress/terminate-int.h"
+#include "src/base/clock.h"
 #include "src/base/util.h"
 
 #define STACK_SIZE   (256 * 1024) /* OpenSSL's handshake needs well under this */
@@ -33,13 +34,6 @@ static atomic_uint active;
 unsigned cp_egress_terminate_active(void)
 {
     return atomic_load(&active);
-}
-
-uint64_t cp_terminate_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 struct cp_egress_decision cp_terminate_decision(const struct worker *w,
@@ -113,7 +107,7 @@ static int handshake_step(struct side *s)
 
 /* Both handshakes at once, so the box's costs no round trip to the host on top of the host's:
  * *host_ok says whether the host's succeeded; returns -1 when the box's failed. */
-static int handshakes(struct worker *w, uint64_t deadline, bool *host_ok)
+static int handshakes(struct worker *w, int64_t deadline, bool *host_ok)
 {
     int box = 0, host = 0;
     while (box == 0 || host == 0) {
@@ -125,10 +119,10 @@ static int handshakes(struct worker *w, uint64_t deadline, bool *host_ok)
             return -1;
         struct pollfd p[2] = {{.fd = box == 0 ? w->box.fd : -1, .events = w->box.want},
                               {.fd = host == 0 ? w->host.fd : -1, .events = w->host.want}};
-        uint64_t now = cp_terminate_now_ms();
+        int left = cp_deadline_left_ms(deadline);
         if (box != 0 && host != 0)
             break;
-        if (now < deadline && poll(p, 2, (int)(deadline - now)) > 0)
+        if (left > 0 && poll(p, 2, left) > 0)
             continue;
         if (box == 0)
             return -1; /* the box's handshake ran out of time */
@@ -165,11 +159,11 @@ static int wait_io(struct worker *w)
         p[0] = (struct pollfd){.fd = w->box.fd, .events = w->box.want};
     if (!w->host.eof)
         p[1] = (struct pollfd){.fd = w->host.fd, .events = w->host.want};
-    uint64_t deadline = w->head_at && w->head_at < w->idle_at ? w->head_at : w->idle_at;
-    uint64_t now = cp_terminate_now_ms();
-    if (now >= deadline)
+    int64_t deadline = w->head_at && w->head_at < w->idle_at ? w->head_at : w->idle_at;
+    int left = cp_deadline_left_ms(deadline);
+    if (left == 0)
         return -1;
-    int r = poll(p, 2, (int)(deadline - now));
+    int r = poll(p, 2, left);
     w->box.want = w->host.want = POLLIN;
     return r > 0 || (r < 0 && errno == EINTR) ? 0 : -1;
 }
@@ -180,12 +174,12 @@ static void linger(struct worker *w)
 {
     SSL_shutdown(w->box.ssl);
     shutdown(w->box.fd, SHUT_WR);
-    uint64_t until = cp_terminate_now_ms() + LINGER_MS;
+    int64_t until = cp_now_ms() + LINGER_MS;
     char sink[IO_CHUNK];
     for (size_t total = 0; total < LINGER_BYTES;) {
-        uint64_t now = cp_terminate_now_ms();
+        int left = cp_deadline_left_ms(until);
         struct pollfd p = {.fd = w->box.fd, .events = POLLIN};
-        if (now >= until || poll(&p, 1, (int)(until - now)) <= 0)
+        if (left == 0 || poll(&p, 1, left) <= 0)
             return;
         ssize_t n = recv(w->box.fd, sink, sizeof(sink), 0);
         if (n <= 0)
@@ -196,7 +190,7 @@ static void linger(struct worker *w)
 
 static void exchange(struct worker *w)
 {
-    w->idle_at = cp_terminate_now_ms() + w->cfg.idle_timeout_ms;
+    w->idle_at = cp_now_ms() + w->cfg.idle_timeout_ms;
     for (;;) {
         int progress = 0, r;
         if (box_wanted(w) && (r = cp_terminate_step_request(w)) != 0) {
@@ -219,7 +213,7 @@ static void exchange(struct worker *w)
             return;
         }
         if (!progress && wait_io(w) < 0) {
-            if (w->head_at != 0 && cp_terminate_now_ms() >= w->head_at)
+            if (w->head_at != 0 && cp_now_ms() >= w->head_at)
                 cp_terminate_log_line(w, CP_EGRESS_HEAD_TIMEOUT, "", NULL);
             return;
         }
@@ -238,7 +232,7 @@ static int start_sides(struct worker *w)
         return -1;
     }
     bool host_ok = false;
-    if (handshakes(w, cp_terminate_now_ms() + w->cfg.head_timeout_ms, &host_ok) < 0) {
+    if (handshakes(w, cp_now_ms() + w->cfg.head_timeout_ms, &host_ok) < 0) {
         cp_terminate_log_line(w, CP_EGRESS_CLIENT_TLS, NULL, NULL);
         return -1;
     }

@@ -253,7 +253,7 @@ static void add_no_proxy(struct cp_egress_upstream *u, const char *list)
 {
     cleanup_free char *copy = xstrdup(list);
     char *save = NULL;
-    for (char *t = strtok_r(copy, ", \t", &save); t != NULL && u->nno_proxy < NO_PROXY_MAX;
+    for (char *t = strtok_r(copy, ", \t", &save); t != NULL && u->no_proxy.n < NO_PROXY_MAX;
          t = strtok_r(NULL, ", \t", &save)) {
         if (strcmp(t, "*") == 0) {
             u->no_proxy_all = true;
@@ -275,8 +275,7 @@ static void add_no_proxy(struct cp_egress_upstream *u, const char *list)
             continue;
         for (char *c = t; *c; c++)
             *c = (char)tolower((unsigned char)*c);
-        u->no_proxy = xrealloc(u->no_proxy, (u->nno_proxy + 1) * sizeof(char *));
-        u->no_proxy[u->nno_proxy++] = xstrdup(t);
+        cp_strvec_push(&u->no_proxy, t);
     }
 }
 
@@ -336,8 +335,8 @@ bool cp_egress_upstream_applies(const struct cp_egress_upstream *u, const char *
     if (u == NULL || u->host[0] == '\0' || u->no_proxy_all)
         return false;
     size_t hlen = strlen(host);
-    for (size_t i = 0; i < u->nno_proxy; i++) {
-        const char *e = u->no_proxy[i];
+    for (size_t i = 0; i < u->no_proxy.n; i++) {
+        const char *e = u->no_proxy.v[i];
         size_t elen = strlen(e);
         if (strcmp(host, e) == 0 ||
             (hlen > elen && host[hlen - elen - 1] == '.' && strcmp(host + hlen - elen, e) == 0))
@@ -385,8 +384,6 @@ void cp_egress_upstream_dispose(struct cp_egress_upstream *u)
         explicit_bzero(u->auth, strlen(u->auth));
         free(u->auth);
     }
-    for (size_t i = 0; i < u->nno_proxy; i++)
-        free(u->no_proxy[i]);
-    free(u->no_proxy);
+    cp_strvec_dispose(&u->no_proxy);
     memset(u, 0, sizeof(*u));
 }
