@@ -360,7 +360,7 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     open_door(&cfg);
     install_stop_handlers();
     cp_debug("egress proxy on %s, %zu hosts allowed%s%s", listen_at ? listen_at : "0.0.0.0:3128",
-             policy.npatterns, upstream.host[0] ? ", through the upstream proxy " : "",
+             policy.patterns.n, upstream.host[0] ? ", through the upstream proxy " : "",
              upstream.host);
     if (cp_egress_proxy_run(lfd, &cfg, err) < 0)
         return cp_error_code(err);

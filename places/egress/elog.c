@@ -11,6 +11,7 @@
 
 #include "places/egress/elog.h"
 #include "src/base/json.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 #define LOG_READ_MAX (16 * 1024 * 1024)
@@ -108,14 +109,6 @@ int cp_egress_log_write(FILE *f, const struct cp_egress_decision *d, cp_error_t 
     return 0;
 }
 
-static bool strv_has(char **v, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i], s) == 0)
-            return true;
-    return false;
-}
-
 /* The refused host a line names for box, or NULL. Borrowed from o. */
 static const char *refused_host(json_object *o, const char *box)
 {
@@ -151,33 +144,29 @@ json_object *cp_egress_log_object(const char *line, size_t len)
     return NULL;
 }
 
-static void take_line(const char *line, size_t len, const char *box, char ***v, size_t *n)
+static void take_line(const char *line, size_t len, const char *box, struct cp_strvec *hosts)
 {
-    if (*n >= HOSTS_MAX)
+    if (hosts->n >= HOSTS_MAX)
         return;
     cleanup_json json_object *o = cp_egress_log_object(line, len);
     if (o == NULL)
         return;
     const char *host = refused_host(o, box);
-    if (host == NULL || strv_has(*v, *n, host))
-        return;
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = xstrdup(host);
-    (*v)[*n] = NULL;
+    if (host != NULL && !cp_strvec_has(hosts, host))
+        cp_strvec_push(hosts, host);
 }
 
 int cp_egress_log_refused_text(const char *text, size_t len, const char *box, char ***hosts_out,
                                cp_error_t *err)
 {
-    cleanup_strv char **v = xcalloc(1, sizeof(char *));
-    size_t n = 0;
+    cleanup_strvec struct cp_strvec hosts = {0};
     for (size_t start = 0; start < len;) {
         const char *nl = memchr(text + start, '\n', len - start);
         size_t end = nl ? (size_t)(nl - text) : len;
-        take_line(text + start, end - start, box, &v, &n);
+        take_line(text + start, end - start, box, &hosts);
         start = end + 1;
     }
-    *hosts_out = steal_pointer(&v);
+    *hosts_out = cp_strvec_steal(&hosts);
     return 0;
 }
 

@@ -25,10 +25,9 @@ int cp_egress_policy_add_mode(struct cp_egress_policy *p, const char *pattern,
     if (!cp_host_pattern_valid(pattern) || pattern[strlen(pattern) - 1] == '.')
         return cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a host name or *.suffix pattern",
                              pattern);
-    p->patterns = xrealloc(p->patterns, (p->npatterns + 1) * sizeof(char *));
-    p->modes = xrealloc(p->modes, (p->npatterns + 1) * sizeof(*p->modes));
-    p->modes[p->npatterns] = mode;
-    p->patterns[p->npatterns++] = lowered(pattern);
+    p->modes = xrealloc(p->modes, (p->patterns.n + 1) * sizeof(*p->modes));
+    p->modes[p->patterns.n] = mode;
+    cp_strvec_push_owned(&p->patterns, lowered(pattern));
     return 0;
 }
 
@@ -151,8 +150,8 @@ bool cp_egress_policy_listed(const struct cp_egress_policy *p, const char *host)
 {
     if (p->any_public)
         return true;
-    for (size_t i = 0; i < p->npatterns; i++)
-        if (cp_host_pattern_match(p->patterns[i], host))
+    for (size_t i = 0; i < p->patterns.n; i++)
+        if (cp_host_pattern_match(p->patterns.v[i], host))
             return true;
     return false;
 }
@@ -174,10 +173,10 @@ enum cp_egress_mode cp_egress_policy_mode(const struct cp_egress_policy *p, cons
 {
     enum cp_egress_mode best = CP_EGRESS_MODE_READ;
     size_t best_spec = 0;
-    for (size_t i = 0; i < p->npatterns; i++) {
-        if (!cp_host_pattern_match(p->patterns[i], host))
+    for (size_t i = 0; i < p->patterns.n; i++) {
+        if (!cp_host_pattern_match(p->patterns.v[i], host))
             continue;
-        size_t spec = specificity(p->patterns[i]);
+        size_t spec = specificity(p->patterns.v[i]);
         if (spec > best_spec || (spec == best_spec && openness(p->modes[i]) > openness(best))) {
             best = p->modes[i];
             best_spec = spec;
@@ -216,11 +215,9 @@ enum cp_egress_reason cp_egress_policy_check_addrs(const struct cp_egress_policy
 
 void cp_egress_policy_dispose(struct cp_egress_policy *p)
 {
-    for (size_t i = 0; i < p->npatterns; i++)
-        free(p->patterns[i]);
+    cp_strvec_dispose(&p->patterns);
     for (size_t i = 0; i < p->npins; i++)
         free(p->pins[i].host);
-    free(p->patterns);
     free(p->modes);
     free(p->cidrs);
     free(p->pins);

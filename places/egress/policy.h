@@ -9,6 +9,7 @@
 #include "places/egress/addr.h"
 #include "places/egress/verdict.h"
 #include "src/base/error.h"
+#include "src/base/strvec.h"
 
 #define CP_EGRESS_ADDRS_MAX 16
 
@@ -28,9 +29,8 @@ struct cp_egress_pin {
 };
 
 struct cp_egress_policy {
-    char **patterns;            /* lower-cased; exact names or "*.suffix" */
+    struct cp_strvec patterns;  /* lower-cased; exact names or "*.suffix" */
     enum cp_egress_mode *modes; /* one per pattern */
-    size_t npatterns;
     struct cp_cidr *cidrs;
     size_t ncidrs;
     struct cp_egress_pin *pins;

@@ -7,12 +7,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "places/egress/sign-ins-door.h"
 #include "places/egress/sign-ins-feed.h"
+#include "src/base/clock.h"
 #include "src/base/log.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 #define ANSWER_MAX 256
@@ -32,33 +33,19 @@ static socklen_t door_address(struct sockaddr_un *a)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Only the proxy's own user: in the sidecar, that is what the engine's exec runs as. */
-static bool peer_is_us(int c)
-{
-    struct ucred cred;
-    socklen_t len = sizeof(cred);
-    return getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == getuid();
-}
-
 /* One message, read until the sender's end or the deadline. */
 static void serve(struct door *d, int c)
 {
     struct cp_signins_feed f;
     cleanup_error cp_error_t err = NULL;
-    if (!peer_is_us(c) || cp_signins_feed_init(&f, c, d->table, d->log, &err) < 0)
+    /* Only the proxy's own user: in the sidecar, that is what the engine's exec runs as. */
+    if (!cp_unix_peer_is_us(c) || cp_signins_feed_init(&f, c, d->table, d->log, &err) < 0)
         return;
     f.answer_fd = c;
-    long long end = now_ms() + CP_SIGNINS_DOOR_MS;
-    for (long long left; (left = end - now_ms()) > 0;) {
+    int64_t end = cp_now_ms() + CP_SIGNINS_DOOR_MS;
+    for (int left; (left = cp_deadline_left_ms(end)) > 0;) {
         struct pollfd p = {.fd = c, .events = POLLIN};
-        if (poll(&p, 1, (int)left) <= 0 || cp_signins_feed_read(&f) == 1)
+        if (poll(&p, 1, left) <= 0 || cp_signins_feed_read(&f) == 1)
             break;
     }
     cp_signins_feed_dispose(&f);
@@ -106,11 +93,11 @@ int cp_signins_door_open(struct cp_signins_holder *table, FILE *log, cp_error_t 
 
 static int read_answer(int fd, char *buf, size_t cap, size_t *len, cp_error_t *err)
 {
-    long long end = now_ms() + CP_SIGNINS_DOOR_MS;
+    int64_t end = cp_now_ms() + CP_SIGNINS_DOOR_MS;
     *len = 0;
-    for (long long left; (left = end - now_ms()) > 0 && *len < cap;) {
+    for (int left; (left = cp_deadline_left_ms(end)) > 0 && *len < cap;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, (int)left) <= 0)
+        if (poll(&p, 1, left) <= 0)
             break;
         ssize_t n = read(fd, buf + *len, cap - *len);
         if (n < 0 && errno == EINTR)

@@ -10,16 +10,16 @@
 #include <stddef.h>
 
 #include "src/base/error.h"
+#include "src/base/strvec.h"
 
 #define CP_EGRESS_UPSTREAM_ANSWER_MAX 8192
 
 struct cp_egress_upstream {
     char host[256]; /* a name or an address (no brackets) */
     unsigned port;
-    char *auth;      /* the Proxy-Authorization value, NULL without a credential */
-    char **no_proxy; /* lower-cased names; each also covers its subdomains */
-    size_t nno_proxy;
-    bool no_proxy_all; /* NO_PROXY=* */
+    char *auth;                /* the Proxy-Authorization value, NULL without a credential */
+    struct cp_strvec no_proxy; /* lower-cased names; each also covers its subdomains */
+    bool no_proxy_all;         /* NO_PROXY=* */
 };
 
 /* "http://[USER[:PASSWORD]@]HOST[:PORT][/]" (the scheme may be left out; the port defaults to

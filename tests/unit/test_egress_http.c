@@ -307,7 +307,7 @@ static void test_policy__file__modes_and_errors(void **state)
     close(fd);
     cleanup_egress_policy struct cp_egress_policy p = {0};
     assert_int_equal(cp_egress_policy_add_file(&p, path, NULL), 0);
-    assert_int_equal(p.npatterns, 3);
+    assert_int_equal(p.patterns.n, 3);
     assert_int_equal(cp_egress_policy_mode(&p, "read.example"), CP_EGRESS_MODE_READ);
     assert_int_equal(cp_egress_policy_mode(&p, "write.example"), CP_EGRESS_MODE_WRITE);
     assert_int_equal(cp_egress_policy_mode(&p, "pin.example"), CP_EGRESS_MODE_PASS);

@@ -1,0 +1,88 @@
+/* The host's side of a terminated tunnel: each answer's head and body passed to the box in the
+ * order of the requests, framed so the next answer is known to begin; a 401 or 403 to a
+ * request we signed in is logged with where its credential came from. */
+#include "config.h"
+
+#include <stdbool.h>
+
+#include "places/egress/terminate-int.h"
+
+static void answered(struct worker *w)
+{
+    cp_terminate_sent_dispose(&w->sent[w->qfirst]);
+    w->qfirst = (w->qfirst + 1) % QUEUE_MAX;
+    w->qn--;
+    w->ss = S_HEAD;
+}
+
+/* A 401 or 403 to a request we signed in: the credential is stale or wrong, and the person
+ * renews it where it came from, so the line names that place. The answer itself goes to the
+ * box unchanged. */
+static void check_sign_in(struct worker *w, int status)
+{
+    const struct sent *q = &w->sent[w->qfirst];
+    if (q->source == NULL || (status != 401 && status != 403))
+        return;
+    struct cp_egress_decision d =
+        cp_terminate_decision(w, CP_EGRESS_SIGNIN_REFUSED, q->method, q->path);
+    d.status = status;
+    d.signed_in = true;
+    d.source = q->source;
+    cp_terminate_log_decision(w, &d);
+}
+
+static int on_response_head(struct worker *w)
+{
+    struct cp_http1_response r;
+    bool head = w->qn > 0 && w->sent[w->qfirst].head;
+    int p = cp_http1_parse_response(w->host.buf, w->host.len, head, &r);
+    if (p == 1)
+        return 0;
+    if (p < 0 || w->qn == 0) {
+        cp_terminate_log_line(w, CP_EGRESS_UPSTREAM_HTTP, w->method ? w->method : "", w->target);
+        return -1;
+    }
+    if (cp_terminate_push(w, &w->box, w->host.buf, r.head_len) < 0)
+        return -1;
+    cp_terminate_consume(&w->host, r.head_len);
+    if (r.status / 100 == 1)
+        return 1; /* 100 Continue and the like: the real answer follows */
+    check_sign_in(w, r.status);
+    w->resp_close = r.close;
+    cp_terminate_framing_start(&w->sf, r.body, r.length);
+    if (r.body == CP_HTTP1_BODY_NONE)
+        answered(w);
+    else
+        w->ss = S_BODY;
+    return 1;
+}
+
+static int handle_response_bytes(struct worker *w)
+{
+    if (w->host.len == 0)
+        return 0;
+    if (w->ss == S_HEAD)
+        return on_response_head(w);
+    int r = cp_terminate_relay_body(w, &w->host, &w->sf, &w->box);
+    if (r == 1)
+        answered(w);
+    return r < 0 ? -1 : 1;
+}
+
+int cp_terminate_step_response(struct worker *w)
+{
+    int r = handle_response_bytes(w);
+    if (r != 0)
+        return r;
+    if (w->resp_close && w->qn == 0)
+        return 0;
+    r = cp_terminate_pull(w, &w->host);
+    if (r < 0) {
+        if (w->ss == S_BODY && w->sf.body == CP_HTTP1_BODY_CLOSE)
+            answered(w); /* a body read until the close has ended */
+        return 0;
+    }
+    if (r == 0)
+        return 0;
+    return handle_response_bytes(w) < 0 ? -1 : 1;
+}
