@@ -19,7 +19,11 @@ libconch_la_SOURCES += \
 	places/container/git-credential.c places/container/git-credential.h \
 	places/container/sign-ins.c places/container/sign-ins.h \
 	places/container/egress-image.c places/container/egress-image.h \
-	places/container/sidecar.c places/container/sidecar.h \
+	places/container/sidecar.h places/container/sidecar-start.c \
+	places/container/sidecar-names.c places/container/sidecar-names.h \
+	places/container/sidecar-network.c places/container/sidecar-network.h \
+	places/container/sidecar-proxy-env.c places/container/sidecar-clean.c \
+	places/container/seal.c places/container/seal.h \
 	places/container/egress-trust.c places/container/egress-trust.h \
 	places/container/sign-in-send.c places/container/sign-in-send.h \
 	places/container/place-container.c

@@ -22,7 +22,7 @@
 #include "places/container/rootless.h"
 #include "places/container/run-report.h"
 #include "places/container/seal-probe.h"
-#include "places/container/sidecar.h"
+#include "places/container/seal.h"
 #include "places/container/stream.h"
 #include "places/container/warm.h"
 #include "places/place.h"
