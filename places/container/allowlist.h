@@ -10,10 +10,9 @@
 
 #include <json-c/json.h>
 
+#include "places/container/settings-sources.h"
 #include "src/base/error.h"
 #include "src/base/settings.h"
-
-struct cp_sign_ins;
 
 struct cp_host_why {
     char *host;
@@ -30,19 +29,9 @@ struct cp_allowlist {
     bool allow_all; /* "allow-all": any public host on port 443 */
 };
 
-/* Where the list is read from; tests point these at a scratch folder. */
-struct cp_allowlist_sources {
-    const char *workdir;            /* the work folder's real path */
-    const struct cp_config *config; /* may be NULL */
-    const char *home;               /* ~ */
-    const char *xdg_config;         /* $XDG_CONFIG_HOME, or NULL for ~/.config */
-    /* The sign-ins found (sign-ins.h), for the words and the sign_in marks; NULL: none. */
-    const struct cp_sign_ins *sign_ins;
-};
-
 /* Fails on a settings file that exists but cannot be read, rather than guess
  * that a registry was not moved. */
-int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
+int cp_allowlist_build(const struct cp_settings_sources *src, struct cp_allowlist *out,
                        cp_error_t *err);
 /* The same with ~ and $XDG_CONFIG_HOME from the environment, and sign_ins (may be NULL), which
  * the caller collected with cp_sign_ins_for and also sends to the sidecar. */
@@ -54,9 +43,6 @@ int cp_allowlist_signed_for(const char *workdir, const struct cp_config *cfg,
 int cp_allowlist_for(const char *workdir, const struct cp_config *cfg, struct cp_allowlist *out,
                      cp_error_t *err);
 
-/* The work folder's git config (.git/config, or a worktree's common one), or NULL when the
- * folder is not a git folder. The caller's. */
-char *cp_git_config_path(const char *workdir);
 void cp_allowlist_dispose(struct cp_allowlist *l);
 #define cleanup_allowlist __attribute__((cleanup(cp_allowlist_dispose)))
 

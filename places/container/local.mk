@@ -17,7 +17,12 @@ libconch_la_SOURCES += \
 	places/container/allowlist.c places/container/allowlist.h \
 	places/container/signin-read.c places/container/signin-read.h \
 	places/container/git-credential.c places/container/git-credential.h \
+	places/container/settings-sources.c places/container/settings-sources.h \
 	places/container/sign-ins.c places/container/sign-ins.h \
+	places/container/sign-ins-sources.h places/container/sign-in-expand.c \
+	places/container/sign-in-file.c places/container/sign-ins-npm.c \
+	places/container/sign-ins-pip.c places/container/sign-ins-git.c \
+	places/container/sign-ins-message.c \
 	places/container/egress-image.c places/container/egress-image.h \
 	places/container/sidecar.h places/container/sidecar-start.c \
 	places/container/sidecar-names.c places/container/sidecar-names.h \
