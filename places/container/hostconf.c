@@ -197,12 +197,13 @@ static void line(struct reader *r, char *l)
     pair(r, key, l + k + 1);
 }
 
-static char **read_text(const char *text, size_t len, enum dialect d)
+/* Every text file here is read a line at a time, within the fixed limits: a longer line is
+ * skipped, an embedded NUL just ends the line early, and the line's buffer is wiped after (a
+ * line of .npmrc or .netrc may hold a secret). */
+void cp_hostconf_each_line(const char *text, size_t len, cp_hostconf_line_fn fn, void *state)
 {
-    struct reader r = {.dialect = d};
-    r.items = xcalloc(1, sizeof(char *));
     if (len > CP_HOSTCONF_MAX)
-        return r.items;
+        return;
     char buf[CP_HOSTCONF_LINE_MAX + 1];
     for (size_t start = 0; start < len;) {
         const char *nl = memchr(text + start, '\n', len - start);
@@ -210,11 +211,24 @@ static char **read_text(const char *text, size_t len, enum dialect d)
         size_t n = end - start;
         if (n <= CP_HOSTCONF_LINE_MAX) {
             memcpy(buf, text + start, n);
-            buf[n] = '\0'; /* an embedded NUL just ends the line early */
-            line(&r, buf);
+            buf[n] = '\0';
+            fn(state, buf);
         }
         start = end + 1;
     }
+    explicit_bzero(buf, sizeof(buf));
+}
+
+static void reader_line(void *state, char *l)
+{
+    line(state, l);
+}
+
+static char **read_text(const char *text, size_t len, enum dialect d)
+{
+    struct reader r = {.dialect = d};
+    r.items = xcalloc(1, sizeof(char *));
+    cp_hostconf_each_line(text, len, reader_line, &r);
     return r.items;
 }
 

@@ -75,28 +75,6 @@ static char *unquote(char *v, bool comments)
     return cp_trim_blanks(v);
 }
 
-typedef void (*line_fn)(void *state, char *line);
-
-/* Calls fn on each line of at most CP_HOSTCONF_LINE_MAX bytes, in a buffer wiped after. */
-static void each_line(const char *text, size_t len, line_fn fn, void *state)
-{
-    if (len > CP_HOSTCONF_MAX)
-        return;
-    char buf[CP_HOSTCONF_LINE_MAX + 1];
-    for (size_t start = 0; start < len;) {
-        const char *nl = memchr(text + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - text) : len;
-        size_t n = end - start;
-        if (n <= CP_HOSTCONF_LINE_MAX) {
-            memcpy(buf, text + start, n);
-            buf[n] = '\0'; /* an embedded NUL just ends the line early */
-            fn(state, buf);
-        }
-        start = end + 1;
-    }
-    explicit_bzero(buf, sizeof(buf));
-}
-
 /* ---- npmrc ---- */
 
 static const char *const npm_keys[] = {"_authToken", "_auth", "username", "_password", NULL};
@@ -123,7 +101,7 @@ static void npmrc_line(void *state, char *l)
 char **cp_npmrc_sign_in_lines(const char *text, size_t len)
 {
     struct records r = {0};
-    each_line(text, len, npmrc_line, &r);
+    cp_hostconf_each_line(text, len, npmrc_line, &r);
     return done(&r);
 }
 
@@ -256,7 +234,7 @@ static void bunfig_line(void *state, char *l)
 char **cp_bunfig_sign_in_lines(const char *text, size_t len)
 {
     struct bunfig s = {0};
-    each_line(text, len, bunfig_line, &s);
+    cp_hostconf_each_line(text, len, bunfig_line, &s);
     bun_emit(&s.r, &s.table);
     return done(&s.r);
 }
