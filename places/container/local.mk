@@ -31,7 +31,9 @@ libconch_la_SOURCES += \
 	places/container/seal.c places/container/seal.h \
 	places/container/egress-trust.c places/container/egress-trust.h \
 	places/container/sign-in-send.c places/container/sign-in-send.h \
-	places/container/place-container.c
+	places/container/place-container.c places/container/place-container-int.h \
+	places/container/place-container-prepare.c places/container/place-container-run.c \
+	places/container/place-container-clean.c places/container/place-container-check.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
 libconch_la_SOURCES += places/container/npm-default.c
