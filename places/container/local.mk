@@ -1,5 +1,6 @@
 # places/container/: the engine client, the box and its seal, images, leftovers.
 libconch_la_SOURCES += \
+	places/container/container.h \
 	places/container/engine.c places/container/engine.h \
 	places/container/engine-discover.c \
 	places/container/engine-start.c places/container/engine-start.h \
