@@ -11,27 +11,25 @@
 
 #include "places/container/hostconf.h"
 #include "src/base/hostname.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 enum dialect { NPMRC, BUNFIG, PIPCONF, GITCONFIG };
 
 struct reader {
     enum dialect dialect;
-    char section[256]; /* lower-cased; for git the subsection follows a '\t' */
-    char **items;      /* what the dialect keeps */
-    size_t n;
-    bool more_indexes; /* pip: an indented line goes on with the index list above */
+    char section[256];      /* lower-cased; for git the subsection follows a '\t' */
+    struct cp_strvec items; /* what the dialect keeps */
+    bool more_indexes;      /* pip: an indented line goes on with the index list above */
 };
 
 static void keep(struct reader *r, char *item)
 {
-    if (r->n >= CP_HOSTCONF_ITEMS_MAX) {
+    if (r->items.n >= CP_HOSTCONF_ITEMS_MAX) {
         free(item);
         return;
     }
-    r->items = xrealloc(r->items, (r->n + 2) * sizeof(char *));
-    r->items[r->n++] = item;
-    r->items[r->n] = NULL;
+    cp_strvec_push_owned(&r->items, item);
 }
 
 static void lower(char *s)
@@ -227,9 +225,8 @@ static void reader_line(void *state, char *l)
 static char **read_text(const char *text, size_t len, enum dialect d)
 {
     struct reader r = {.dialect = d};
-    r.items = xcalloc(1, sizeof(char *));
     cp_hostconf_each_line(text, len, reader_line, &r);
-    return r.items;
+    return cp_strvec_steal(&r.items);
 }
 
 char **cp_npmrc_registries(const char *text, size_t len)

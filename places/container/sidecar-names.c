@@ -10,57 +10,50 @@
 #include "places/container/sidecar-names.h"
 #include "src/base/buf.h"
 #include "src/base/digest.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
-static void push(char ***v, size_t *n, char *s)
-{
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = s;
-    (*v)[*n] = NULL;
-}
-
 /* Each comma-separated item of an environment knob after an option. */
-static void knob(char ***v, size_t *n, const char *env, const char *option)
+static void knob(struct cp_strvec *v, const char *env, const char *option)
 {
     const char *val = getenv(env);
     cleanup_free char *copy = val ? xstrdup(val) : NULL;
     char *save = NULL;
     for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-        push(v, n, xstrdup(option));
-        push(v, n, xstrdup(t));
+        cp_strvec_push(v, option);
+        cp_strvec_push(v, t);
     }
 }
 
 /* egress-proxy's arguments (after its entrypoint) for a list. */
 static char **proxy_args(const struct cp_allowlist *list)
 {
-    char **v = xcalloc(1, sizeof(char *));
-    size_t n = 0;
+    struct cp_strvec v = {0};
     long idle = CP_SIDECAR_IDLE_SECS;
     const char *idle_env = getenv("CONCH_EGRESS_IDLE");
     if (idle_env != NULL && cp_parse_long(idle_env, 1, 7 * 86400, &idle) < 0)
         idle = CP_SIDECAR_IDLE_SECS;
-    push(&v, &n, xstrdup("--listen"));
-    push(&v, &n, xasprintf("0.0.0.0:%d", CP_SIDECAR_PORT));
-    push(&v, &n, xstrdup("--exit-idle"));
-    push(&v, &n, xasprintf("%ld", idle));
-    push(&v, &n, xstrdup("--sign-ins-stdin")); /* each run's sign-ins (sign-in-send.h) */
-    push(&v, &n, xstrdup("--max-connections"));
-    push(&v, &n, xasprintf("%d", CP_SIDECAR_CONNECTIONS));
+    cp_strvec_push(&v, "--listen");
+    cp_strvec_pushf(&v, "0.0.0.0:%d", CP_SIDECAR_PORT);
+    cp_strvec_push(&v, "--exit-idle");
+    cp_strvec_pushf(&v, "%ld", idle);
+    cp_strvec_push(&v, "--sign-ins-stdin"); /* each run's sign-ins (sign-in-send.h) */
+    cp_strvec_push(&v, "--max-connections");
+    cp_strvec_pushf(&v, "%d", CP_SIDECAR_CONNECTIONS);
     if (list->allow_all)
-        push(&v, &n, xstrdup("--allow-all"));
+        cp_strvec_push(&v, "--allow-all");
     /* One flag per mode (egress-proxy's): fetching only, every method, or a blind tunnel. */
     static const char *const flags[] = {[CP_HOST_READ] = "--allow",
                                         [CP_HOST_WRITE] = "--allow-write",
                                         [CP_HOST_PASS] = "--allow-pass"};
     for (size_t i = 0; i < list->nallowed; i++) {
         enum cp_host_mode mode = list->allowed[i].mode;
-        push(&v, &n, xstrdup((size_t)mode < ARRAY_SIZE(flags) ? flags[mode] : "--allow"));
-        push(&v, &n, xstrdup(list->allowed[i].host));
+        cp_strvec_push(&v, (size_t)mode < ARRAY_SIZE(flags) ? flags[mode] : "--allow");
+        cp_strvec_push(&v, list->allowed[i].host);
     }
-    knob(&v, &n, "CONCH_EGRESS_ALLOW_CIDR", "--allow-cidr");
-    knob(&v, &n, "CONCH_EGRESS_RESOLVE", "--resolve");
-    return v;
+    knob(&v, "CONCH_EGRESS_ALLOW_CIDR", "--allow-cidr");
+    knob(&v, "CONCH_EGRESS_RESOLVE", "--resolve");
+    return cp_strvec_steal(&v);
 }
 
 /* The upstream proxy from conch-place's own environment, for the sidecar's environment only

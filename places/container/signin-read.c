@@ -12,6 +12,7 @@
 
 #include "places/container/hostconf.h"
 #include "places/container/signin-read.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 /* A field of a record never holds a tab or a line break (they separate records' fields). */
@@ -30,9 +31,9 @@ void cp_cleanup_strv_secretp(char ***v)
     *v = NULL;
 }
 
+/* The records a reader keeps: secrets, wiped by whoever frees them (cleanup_strv_secret). */
 struct records {
-    char **v;
-    size_t n;
+    struct cp_strvec v;
 };
 
 /* Takes rec; a record past the limit, or whose fields would run together, is dropped. */
@@ -41,18 +42,16 @@ static void keep(struct records *r, char *rec, size_t fields)
     size_t tabs = 0;
     for (const char *p = rec; *p; p++)
         tabs += *p == '\t';
-    if (r->n >= CP_HOSTCONF_ITEMS_MAX || tabs != fields - 1 || strpbrk(rec, "\r\n") != NULL) {
+    if (r->v.n >= CP_HOSTCONF_ITEMS_MAX || tabs != fields - 1 || strpbrk(rec, "\r\n") != NULL) {
         cp_free_secret(rec);
         return;
     }
-    r->v = xrealloc(r->v, (r->n + 2) * sizeof(char *));
-    r->v[r->n++] = rec;
-    r->v[r->n] = NULL;
+    cp_strvec_push_owned(&r->v, rec);
 }
 
 static char **done(struct records *r)
 {
-    return r->v != NULL ? r->v : xcalloc(1, sizeof(char *));
+    return cp_strvec_steal(&r->v);
 }
 
 /* A quoted value up to its closing quote (\" and \\ kept as the character); else as is, or up
