@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/container/allowlist.h"
-#include "places/container/registries.h"
+#include "places/container/container.h"
 #include "src/command.h"
 #include "src/base/json.h"
 #include "src/base/log.h"

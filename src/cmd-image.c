@@ -9,10 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "places/container/egress-image.h"
-#include "places/container/engine.h"
-#include "places/container/images.h"
-#include "places/container/rootfs.h"
+#include "places/container/container.h"
 #include "src/command.h"
 #include "src/base/log.h"
 #include "src/base/settings.h"
@@ -45,7 +42,7 @@ static int build(struct cp_engine *e, const struct kind *k, cp_error_t *err)
         cleanup_free char *name = NULL;
         if (cp_egress_image_build(e, &name, err) < 0)
             return cp_error_code(err);
-        printf("%s: made %s on %s\n", k->name, name, e->kind);
+        printf("%s: made %s on %s\n", k->name, name, cp_engine_kind(e));
         return 0;
     }
     return cp_rootfs_image(e, k->script, k->image, k->changes, NULL, err);
@@ -75,7 +72,7 @@ static int image_handler(const struct cp_parsed *args, cp_error_t *err)
     if (build(e, k, err) < 0)
         return cp_error_code(err);
     if (k->image != NULL)
-        printf("%s: made %s on %s\n", k->name, k->image, e->kind);
+        printf("%s: made %s on %s\n", k->name, k->image, cp_engine_kind(e));
     return 0;
 }
 

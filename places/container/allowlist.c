@@ -1,6 +1,6 @@
 /* Builds the allow-list from the registries table, the person's registry settings, the work
  * folder's .git/config and config.json. Files are read as text (hostconf.c); git is never run
- * here, because the folder's own configuration could make it run anything (sign-ins.c runs it
+ * here, because the folder's own configuration could make it run anything (sign-ins-git.c runs it
  * outside the folder). A registry the person moved to joins the list in read mode, and the
  * public one it replaced is left off: a package meant for the person's registry must not come
  * from a stranger's of the same name. */
@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "places/container/allowlist.h"
 #include "places/container/hostconf.h"
 #include "places/container/registries.h"
+#include "places/container/settings-sources.h"
 #include "places/container/sign-ins.h"
 #include "places/container/signin-read.h"
 #include "places/egress/auth.h"
@@ -135,7 +135,7 @@ static void moved(struct cp_allowlist *l, const struct cp_sign_ins *signs, char 
 
 typedef char **(*reader_fn)(const char *, size_t);
 
-static int check_file(struct cp_allowlist *l, const struct cp_allowlist_sources *src,
+static int check_file(struct cp_allowlist *l, const struct cp_settings_sources *src,
                       const char *path, const char *shown, reader_fn reader,
                       enum cp_registry_family family, char **why_out, cp_error_t *err)
 {
@@ -154,11 +154,10 @@ static int check_file(struct cp_allowlist *l, const struct cp_allowlist_sources 
 
 /* Why each family is left off (NULL: it stays on); the person's registries join l. The
  * project's settings are read before ~'s, as npm and Yarn read them. */
-static int moved_families(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
+static int moved_families(const struct cp_settings_sources *src, struct cp_allowlist *l,
                           char **npm_out, char **pypi_out, cp_error_t *err)
 {
-    cleanup_free char *xdg =
-        src->xdg_config ? xstrdup(src->xdg_config) : xasprintf("%s/.config", src->home);
+    cleanup_free char *xdg = cp_settings_xdg_dir(src);
     struct {
         char *path;
         const char *shown;
@@ -196,7 +195,7 @@ static void add_registry(struct cp_allowlist *l, const struct cp_registry *r, co
         add(&l->allowed, &l->nallowed, r->host, xasprintf("%s (ADR 0148)", r->why));
 }
 
-static int add_registries(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
+static int add_registries(const struct cp_settings_sources *src, struct cp_allowlist *l,
                           cp_error_t *err)
 {
     cleanup_free char *npm = NULL, *pypi = NULL;
@@ -215,33 +214,7 @@ static int add_registries(const struct cp_allowlist_sources *src, struct cp_allo
     return 0;
 }
 
-/* The git folder's config: .git/config, or for a worktree's .git file, its common folder's. */
-char *cp_git_config_path(const char *workdir)
-{
-    cleanup_free char *dotgit = xasprintf("%s/.git", workdir);
-    struct stat st;
-    if (stat(dotgit, &st) < 0)
-        return NULL;
-    if (S_ISDIR(st.st_mode))
-        return xasprintf("%s/config", dotgit);
-    cleanup_free char *text = NULL;
-    if (!S_ISREG(st.st_mode) || cp_read_file(dotgit, 4096, &text, NULL, NULL) < 0 ||
-        strncmp(text, "gitdir:", 7) != 0)
-        return NULL;
-    char *dir = text + 7 + strspn(text + 7, " \t");
-    dir[strcspn(dir, "\r\n")] = '\0';
-    cleanup_free char *gitdir = dir[0] == '/' ? xstrdup(dir) : xasprintf("%s/%s", workdir, dir);
-    cleanup_free char *commondir_file = xasprintf("%s/commondir", gitdir);
-    cleanup_free char *common = NULL;
-    if (cp_read_file(commondir_file, 4096, &common, NULL, NULL) == 0) {
-        common[strcspn(common, "\r\n")] = '\0';
-        return common[0] == '/' ? xasprintf("%s/config", common)
-                                : xasprintf("%s/%s/config", gitdir, common);
-    }
-    return xasprintf("%s/config", gitdir);
-}
-
-static int add_remotes(const struct cp_allowlist_sources *src, struct cp_allowlist *l,
+static int add_remotes(const struct cp_settings_sources *src, struct cp_allowlist *l,
                        cp_error_t *err)
 {
     cleanup_free char *path = cp_git_config_path(src->workdir);
@@ -286,7 +259,7 @@ static void add_egress_host(struct cp_allowlist *l, const char *host, enum cp_ho
     on->mode = mode;
 }
 
-static void add_egress(const struct cp_allowlist_sources *src, struct cp_allowlist *l)
+static void add_egress(const struct cp_settings_sources *src, struct cp_allowlist *l)
 {
     json_object *eg = src->config ? cp_config_egress(src->config, src->workdir) : NULL;
     if (eg == NULL)
@@ -323,7 +296,7 @@ static void mark_sign_ins(struct cp_allowlist *l, const struct cp_sign_ins *sign
     }
 }
 
-int cp_allowlist_build(const struct cp_allowlist_sources *src, struct cp_allowlist *out,
+int cp_allowlist_build(const struct cp_settings_sources *src, struct cp_allowlist *out,
                        cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
@@ -341,14 +314,11 @@ int cp_allowlist_signed_for(const char *workdir, const struct cp_config *cfg,
                             cp_error_t *err)
 {
     cleanup_free char *home = NULL;
-    if (cp_home_dir(&home, err) < 0)
+    struct cp_settings_sources src;
+    if (cp_settings_sources_from_env(workdir, &home, &src, err) < 0)
         return cp_error_code(err);
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    struct cp_allowlist_sources src = {.workdir = workdir,
-                                       .config = cfg,
-                                       .home = home,
-                                       .xdg_config = xdg && xdg[0] == '/' ? xdg : NULL,
-                                       .sign_ins = sign_ins};
+    src.config = cfg;
+    src.sign_ins = sign_ins;
     return cp_allowlist_build(&src, out, err);
 }
 

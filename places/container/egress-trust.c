@@ -17,6 +17,7 @@
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 #define CA_MAX      (64 * 1024)
@@ -297,14 +298,10 @@ static int bundle_names(const char *image_id, const char *ca_pem, char **pem, ch
 
 static char **split_lines(char *text)
 {
-    size_t n = 0;
-    char **v = xcalloc(1, sizeof(char *));
-    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        v = xrealloc(v, (n + 2) * sizeof(char *));
-        v[n++] = xstrdup(l);
-        v[n] = NULL;
-    }
-    return v;
+    struct cp_strvec v = {0};
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        cp_strvec_push(&v, l);
+    return cp_strvec_steal(&v);
 }
 
 static int bundle_cached(const char *pem, const char *list, char ***paths_out)

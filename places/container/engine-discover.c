@@ -12,15 +12,11 @@
 #include "places/container/engine-start.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
-struct list {
-    char **v;
-    size_t n;
-};
-
 /* A path seen before, under its own name or another one (/var/run is /run), is not added. */
-static void add(struct list *l, char *path)
+static void add(struct cp_strvec *l, char *path)
 {
     cleanup_free char *real = realpath(path, NULL);
     for (size_t i = 0; i < l->n; i++) {
@@ -30,9 +26,7 @@ static void add(struct list *l, char *path)
             return;
         }
     }
-    l->v = xrealloc(l->v, (l->n + 2) * sizeof(char *));
-    l->v[l->n++] = path;
-    l->v[l->n] = NULL;
+    cp_strvec_push_owned(l, path);
 }
 
 static bool wants(const char *want, const char *kind)
@@ -61,7 +55,7 @@ static bool pinned(const char *want)
     return false;
 }
 
-static void add_podman(struct list *l)
+static void add_podman(struct cp_strvec *l)
 {
     add(l, xstrdup("/run/podman/podman.sock"));
     char *own = cp_rootless_podman_socket();
@@ -69,7 +63,7 @@ static void add_podman(struct list *l)
         add(l, own);
 }
 
-static void add_docker(struct list *l, const char *runtime, const char *home)
+static void add_docker(struct cp_strvec *l, const char *runtime, const char *home)
 {
     add(l, xstrdup("/var/run/docker.sock"));
     if (runtime != NULL)
@@ -85,7 +79,7 @@ static void add_docker(struct list *l, const char *runtime, const char *home)
 
 /* Only unix:// hosts fit: a tcp:// or ssh:// engine is not one this design can seal, and it is
  * left out here so that connecting to it fails with the variable named (connect_pinned). */
-static void add_pinned(struct list *l, const char *want)
+static void add_pinned(struct cp_strvec *l, const char *want)
 {
     for (size_t i = 0; pin_var(want, i) != NULL; i++) {
         const char *var = pin_var(want, i);
@@ -97,7 +91,7 @@ static void add_pinned(struct list *l, const char *want)
 
 char **cp_engine_candidates(const char *want)
 {
-    struct list l = {0};
+    struct cp_strvec l = {0};
     if (pinned(want)) {
         add_pinned(&l, want);
     } else {
@@ -112,9 +106,7 @@ char **cp_engine_candidates(const char *want)
         if (wants(want, "docker"))
             add_docker(&l, runtime, home);
     }
-    if (l.v == NULL)
-        l.v = xcalloc(1, sizeof(char *));
-    return l.v;
+    return cp_strvec_steal(&l);
 }
 
 static void not_found(const char *want, cp_error_t *err)

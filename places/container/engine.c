@@ -321,3 +321,8 @@ char *cp_engine_describe(struct cp_engine *e)
     return xasprintf("%s on %s%s%s", e->kind, e->socket, rootless ? ", without root" : "",
                      e->started ? ", started by conch-place" : "");
 }
+
+const char *cp_engine_kind(const struct cp_engine *e)
+{
+    return e->kind;
+}

@@ -1,4 +1,5 @@
-/* The engine client: Docker or Podman through its HTTP API on a unix socket. */
+/* The engine client: Docker or Podman through its HTTP API on a unix socket. Connecting, the
+ * kind and freeing are in container.h, for the commands outside the place too. */
 #ifndef CONCH_ENGINE_H
 #define CONCH_ENGINE_H
 
@@ -7,6 +8,7 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
+#include "places/container/container.h"
 #include "src/base/error.h"
 
 struct cp_engine {
@@ -26,17 +28,10 @@ struct cp_engine {
     bool started; /* conch-place started this engine's service (engine-start.c) */
 };
 
-/* Finds an engine in DESIGN.md's order, narrowed by want (docker|podman|auto or NULL),
- * and negotiates the API version through /_ping. An engine that DOCKER_HOST or CONTAINER_HOST
- * names is the only one tried: used, or the failure names the variable. */
-int cp_engine_connect(const char *want, struct cp_engine **out, cp_error_t *err);
 /* Every engine that answers, in that order; a NULL-terminated vector, the caller's. */
 int cp_engine_connect_all(const char *want, struct cp_engine ***out, cp_error_t *err);
 /* One socket: ping it and negotiate; CP_ERR_UNREACHABLE when nothing answers there. */
 int cp_engine_open(const char *socket, struct cp_engine **out, cp_error_t *err);
-void cp_engine_free(struct cp_engine *e);
-void cp_cleanup_enginep(struct cp_engine **e);
-#define cleanup_engine __attribute__((cleanup(cp_cleanup_enginep)))
 void cp_engines_free(struct cp_engine **v);
 void cp_cleanup_enginesp(struct cp_engine ***v);
 #define cleanup_engines __attribute__((cleanup(cp_cleanup_enginesp)))

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "places/container/exit-event.h"
 #include "places/container/stream.h"
+#include "src/base/clock.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
@@ -81,19 +81,12 @@ static int scan_lines(struct cp_exit_watch *w, const char *id, int *status_out)
     return 0;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int wait_event(struct cp_exit_watch *w, const char *id, int *status_out)
 {
-    int64_t until = now_ms() + WAIT_MS;
+    int64_t until = cp_now_ms() + WAIT_MS;
     char chunk[4096];
     while (w->lines.len == 0 || scan_lines(w, id, status_out) == 0) {
-        int64_t left = until - now_ms();
+        int64_t left = until - cp_now_ms();
         struct pollfd p[2] = {{w->fd, POLLIN, 0}, {cp_signals_install(), POLLIN, 0}};
         int ready = left > 0 ? poll(p, 2, (int)left) : 0;
         if (ready < 0 && errno == EINTR)

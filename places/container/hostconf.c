@@ -11,27 +11,25 @@
 
 #include "places/container/hostconf.h"
 #include "src/base/hostname.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 enum dialect { NPMRC, BUNFIG, PIPCONF, GITCONFIG };
 
 struct reader {
     enum dialect dialect;
-    char section[256]; /* lower-cased; for git the subsection follows a '\t' */
-    char **items;      /* what the dialect keeps */
-    size_t n;
-    bool more_indexes; /* pip: an indented line goes on with the index list above */
+    char section[256];      /* lower-cased; for git the subsection follows a '\t' */
+    struct cp_strvec items; /* what the dialect keeps */
+    bool more_indexes;      /* pip: an indented line goes on with the index list above */
 };
 
 static void keep(struct reader *r, char *item)
 {
-    if (r->n >= CP_HOSTCONF_ITEMS_MAX) {
+    if (r->items.n >= CP_HOSTCONF_ITEMS_MAX) {
         free(item);
         return;
     }
-    r->items = xrealloc(r->items, (r->n + 2) * sizeof(char *));
-    r->items[r->n++] = item;
-    r->items[r->n] = NULL;
+    cp_strvec_push_owned(&r->items, item);
 }
 
 static void lower(char *s)
@@ -197,12 +195,13 @@ static void line(struct reader *r, char *l)
     pair(r, key, l + k + 1);
 }
 
-static char **read_text(const char *text, size_t len, enum dialect d)
+/* Every text file here is read a line at a time, within the fixed limits: a longer line is
+ * skipped, an embedded NUL just ends the line early, and the line's buffer is wiped after (a
+ * line of .npmrc or .netrc may hold a secret). */
+void cp_hostconf_each_line(const char *text, size_t len, cp_hostconf_line_fn fn, void *state)
 {
-    struct reader r = {.dialect = d};
-    r.items = xcalloc(1, sizeof(char *));
     if (len > CP_HOSTCONF_MAX)
-        return r.items;
+        return;
     char buf[CP_HOSTCONF_LINE_MAX + 1];
     for (size_t start = 0; start < len;) {
         const char *nl = memchr(text + start, '\n', len - start);
@@ -210,12 +209,24 @@ static char **read_text(const char *text, size_t len, enum dialect d)
         size_t n = end - start;
         if (n <= CP_HOSTCONF_LINE_MAX) {
             memcpy(buf, text + start, n);
-            buf[n] = '\0'; /* an embedded NUL just ends the line early */
-            line(&r, buf);
+            buf[n] = '\0';
+            fn(state, buf);
         }
         start = end + 1;
     }
-    return r.items;
+    explicit_bzero(buf, sizeof(buf));
+}
+
+static void reader_line(void *state, char *l)
+{
+    line(state, l);
+}
+
+static char **read_text(const char *text, size_t len, enum dialect d)
+{
+    struct reader r = {.dialect = d};
+    cp_hostconf_each_line(text, len, reader_line, &r);
+    return cp_strvec_steal(&r.items);
 }
 
 char **cp_npmrc_registries(const char *text, size_t len)

@@ -10,6 +10,11 @@
 #define CP_HOSTCONF_LINE_MAX  8192          /* a longer line is skipped */
 #define CP_HOSTCONF_ITEMS_MAX 256           /* values kept per file */
 
+/* Calls fn(state, line) on each line of text of at most CP_HOSTCONF_LINE_MAX bytes (a longer
+ * one is skipped; nothing at all for text over CP_HOSTCONF_MAX), in a buffer wiped after. */
+typedef void (*cp_hostconf_line_fn)(void *state, char *line);
+void cp_hostconf_each_line(const char *text, size_t len, cp_hostconf_line_fn fn, void *state);
+
 /* Each out-vector is NULL-terminated and the caller's (cp_strv_free); entries keep the
  * values as written (quotes removed). */
 

@@ -1,16 +1,13 @@
-/* Image names conch-place makes or expects, and whether the engine has them. */
+/* Whether the engine has the images conch-place makes or expects (their names: container.h). */
 #ifndef CONCH_IMAGES_H
 #define CONCH_IMAGES_H
 
 #include <stdbool.h>
 
+#include "places/container/container.h"
 #include "places/container/engine.h"
 #include "src/base/progress.h"
 #include "src/base/settings.h"
-
-#define CP_IMAGE_WORK     "conch-place/work:bookworm"
-#define CP_IMAGE_UPSTREAM "node:24-bookworm"
-#define CP_IMAGE_TEST     "conch-place/test:busybox"
 
 /* 1 present (its id in *id_out when not NULL), 0 absent, or a negative error. */
 int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_error_t *err);

@@ -1,5 +1,6 @@
 # places/container/: the engine client, the box and its seal, images, leftovers.
 libconch_la_SOURCES += \
+	places/container/container.h \
 	places/container/engine.c places/container/engine.h \
 	places/container/engine-discover.c \
 	places/container/engine-start.c places/container/engine-start.h \
@@ -17,12 +18,23 @@ libconch_la_SOURCES += \
 	places/container/allowlist.c places/container/allowlist.h \
 	places/container/signin-read.c places/container/signin-read.h \
 	places/container/git-credential.c places/container/git-credential.h \
+	places/container/settings-sources.c places/container/settings-sources.h \
 	places/container/sign-ins.c places/container/sign-ins.h \
+	places/container/sign-ins-sources.h places/container/sign-in-expand.c \
+	places/container/sign-in-file.c places/container/sign-ins-npm.c \
+	places/container/sign-ins-pip.c places/container/sign-ins-git.c \
+	places/container/sign-ins-message.c \
 	places/container/egress-image.c places/container/egress-image.h \
-	places/container/sidecar.c places/container/sidecar.h \
+	places/container/sidecar.h places/container/sidecar-start.c \
+	places/container/sidecar-names.c places/container/sidecar-names.h \
+	places/container/sidecar-network.c places/container/sidecar-network.h \
+	places/container/sidecar-proxy-env.c places/container/sidecar-clean.c \
+	places/container/seal.c places/container/seal.h \
 	places/container/egress-trust.c places/container/egress-trust.h \
 	places/container/sign-in-send.c places/container/sign-in-send.h \
-	places/container/place-container.c
+	places/container/place-container.c places/container/place-container-int.h \
+	places/container/place-container-prepare.c places/container/place-container-run.c \
+	places/container/place-container-clean.c places/container/place-container-check.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
 libconch_la_SOURCES += places/container/npm-default.c

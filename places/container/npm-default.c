@@ -5,14 +5,11 @@
  * cached by the image's id. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "places/container/box.h"
@@ -24,6 +21,8 @@
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
+#include "src/base/spawn.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 #define NPM_WAIT_MS 15000
@@ -46,48 +45,43 @@ static char *find_npm(struct stat *st)
     return NULL;
 }
 
-static void run_npm_child(const char *npm, int out_fd)
-{
-    dup2(out_fd, STDOUT_FILENO);
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDERR_FILENO);
-    }
-    /* Nothing of the person's: the answer is npm's built-in default. */
-    unsetenv("NPM_CONFIG_REGISTRY");
-    unsetenv("npm_config_registry");
-    /* Paths that cannot exist: npm reads no file for either (it refuses one file for both). */
-    execl(npm, "npm", "config", "get", "registry", "--userconfig", "/dev/null/user",
-          "--globalconfig", "/dev/null/global", (char *)NULL);
-    _exit(127);
-}
-
 /* The first line npm prints, within NPM_WAIT_MS; NULL when it cannot be had. */
 static char *ask_npm(const char *npm)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid == 0)
-        run_npm_child(npm, p[1]);
-    close(p[1]);
-    cleanup_close int rd = p[0];
-    if (pid < 0)
+    /* Paths that cannot exist: npm reads no file for either (it refuses one file for both). */
+    static char *const argv[] = {"npm",
+                                 "config",
+                                 "get",
+                                 "registry",
+                                 "--userconfig",
+                                 "/dev/null/user",
+                                 "--globalconfig",
+                                 "/dev/null/global",
+                                 NULL};
+    /* Nothing of the person's: the answer is npm's built-in default. */
+    static const char *const drop[] = {"NPM_CONFIG_REGISTRY=", "npm_config_registry=", NULL};
+    cleanup_strvec struct cp_strvec env = {0};
+    cp_spawn_env(&env, drop, NULL);
+    struct cp_spawn_opts opts = {.in = {CP_STDIO_NULL},
+                                 .out = {CP_STDIO_PIPE},
+                                 .err = {CP_STDIO_NULL},
+                                 .file = npm,
+                                 .env = env.v,
+                                 .stop_signal = SIGKILL};
+    cleanup_child struct cp_child child = CP_CHILD_INIT;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_spawn(argv, &opts, &child, &err) < 0)
         return NULL;
     char buf[512] = "";
     size_t len = 0;
-    struct pollfd pf = {rd, POLLIN, 0};
+    struct pollfd pf = {child.out, POLLIN, 0};
     while (len < sizeof(buf) - 1 && poll(&pf, 1, NPM_WAIT_MS) > 0) {
-        ssize_t n = read(rd, buf + len, sizeof(buf) - 1 - len);
+        ssize_t n = read(child.out, buf + len, sizeof(buf) - 1 - len);
         if (n <= 0)
             break;
         len += (size_t)n;
     }
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    cp_child_dispose(&child); /* killed (SIGKILL) and reaped */
     buf[len] = '\0';
     buf[strcspn(buf, "\r\n")] = '\0';
     return cp_url_host(buf);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "places/container/container.h"
 #include "src/base/error.h"
 #include "src/base/settings.h"
 
@@ -31,9 +32,6 @@ struct cp_engine;
 /* With no npm on this computer: asks the npm of the image (by id) once, in a one-shot box
  * without network, and caches the answer (none too) by the image's id. */
 int cp_npm_default_learn(struct cp_engine *e, const char *image_id, cp_error_t *err);
-/* The same for `hosts`: the engine and the work image as config.json (or the defaults) name
- * them. */
-int cp_npm_default_learn_for(const struct cp_config *cfg, cp_error_t *err);
 /* Why npm's default registry is not known, or NULL when it is. Borrowed. */
 const char *cp_npm_default_missing(void);
 

@@ -14,6 +14,8 @@
 #include "places/container/rootfs.h"
 #include "src/base/log.h"
 #include "src/base/progress.h"
+#include "src/base/spawn.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 char *cp_self_path(void)
@@ -68,20 +70,20 @@ static void show_log_tail(int log_fd)
         (void)cp_write_all(STDERR_FILENO, buf, (size_t)n);
 }
 
-static int wait_child(pid_t pid, int log_fd, struct cp_progress *pr, int *st, cp_error_t *err)
+/* Waits for the child, drawing the progress line meanwhile when it is on. */
+static int wait_child(struct cp_child *c, int log_fd, struct cp_progress *pr, int *st,
+                      cp_error_t *err)
 {
+    if (!pr->on)
+        return cp_child_wait(c, st, err);
     for (;;) {
-        pid_t w = waitpid(pid, st, pr->on ? WNOHANG : 0);
-        if (w == pid)
-            return 0;
-        if (w < 0 && errno != EINTR)
-            return cp_error_make(err, CP_ERR_FAILED, errno, "waitpid");
-        if (w == 0) {
-            if (log_fd >= 0)
-                last_line(log_fd, pr);
-            cp_progress_tick(pr);
-            usleep(100 * 1000);
-        }
+        int r = cp_child_try_wait(c, st, err);
+        if (r != 0)
+            return r < 0 ? r : 0;
+        if (log_fd >= 0)
+            last_line(log_fd, pr);
+        cp_progress_tick(pr);
+        usleep(100 * 1000);
     }
 }
 
@@ -89,22 +91,21 @@ static int wait_child(pid_t pid, int log_fd, struct cp_progress *pr, int *st, cp
 static int run(const char *const argv[], const char *binary, int log_fd, struct cp_progress *pr,
                cp_error_t *err)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "fork");
-    if (pid == 0) {
-        if (binary != NULL)
-            setenv("CONCH_EGRESS_BINARY", binary, 1);
-        if (log_fd >= 0 && (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0))
-            _exit(127);
-        /* Only the three streams go on: mmdebstrap hands apt a fresh descriptor for `cat >&N`,
-         * which dash cannot write past 9, and this process's own would push N past it. */
-        close_range(3, ~0U, 0);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
+    static const char *const drop[] = {"CONCH_EGRESS_BINARY=", NULL};
+    cleanup_strvec struct cp_strvec env = {0};
+    if (binary != NULL) {
+        cleanup_free char *var = xasprintf("CONCH_EGRESS_BINARY=%s", binary);
+        cp_spawn_env(&env, drop, (const char *const[]){var, NULL});
     }
+    struct cp_stdio log = {log_fd >= 0 ? CP_STDIO_FD : CP_STDIO_KEEP, log_fd};
+    /* Only the three streams go on: mmdebstrap hands apt a fresh descriptor for `cat >&N`,
+     * which dash cannot write past 9, and this process's own would push N past it. */
+    struct cp_spawn_opts opts = {.out = log, .err = log, .env = env.v, .close_others = true};
+    cleanup_child struct cp_child child = CP_CHILD_INIT;
+    if (cp_spawn((char *const *)argv, &opts, &child, err) < 0)
+        return cp_error_code(err);
     int st = 0;
-    if (wait_child(pid, log_fd, pr, &st, err) < 0)
+    if (wait_child(&child, log_fd, pr, &st, err) < 0)
         return cp_error_code(err);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         cp_progress_end(pr);
@@ -113,8 +114,7 @@ static int run(const char *const argv[], const char *binary, int log_fd, struct 
         return cp_error_make(err, CP_ERR_FAILED, 0,
                              "%s %s failed (status %d); its output above "
                              "says why",
-                             argv[0], argv[1] ? argv[1] : "",
-                             WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+                             argv[0], argv[1] ? argv[1] : "", cp_wait_status_code(st));
     }
     return 0;
 }

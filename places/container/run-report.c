@@ -24,7 +24,7 @@ void cp_container_report_engine(const struct cp_engine *e, const char *image, co
     cp_run_report_set("image", image);
     cp_run_report_set("image_id", image_id);
     cp_run_report_sealed(sealed);
-    /* Sealed, the folder is seen through the layer the gate lands (place-container.c). */
+    /* Sealed, the folder is seen through the layer the gate lands (place-container-prepare.c). */
     cp_run_report_files_how(sealed ? "gate" : "bound");
     cp_run_report_stage("engine");
 }

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "places/container/engine.h"
-#include "places/container/sidecar.h"
+#include "places/container/seal.h"
 
 /* The engine, its socket, the image and its id, and whether the box is sealed. */
 void cp_container_report_engine(const struct cp_engine *e, const char *image, const char *image_id,

@@ -2,9 +2,11 @@
  * network and one `conch-place egress-proxy` box on it and on the engine's default network,
  * labelled conch.egress=1, conch.egress.list=<the list's hash> and conch.egress.folder=<the
  * folder's>, shared by every sealed box of that folder with that list, leaving by itself after
- * 15 idle minutes (why per folder, and how the network is sealed: sidecar.c's opening).
+ * 15 idle minutes (why per folder, and how the network is sealed: sidecar-network.c's opening).
  * Sealed boxes join the internal network with no resolver, no IPv6, and the proxy variables
- * naming the sidecar by address with a per-box credential. */
+ * naming the sidecar by address with a per-box credential. Started in sidecar-start.c, named in
+ * sidecar-names.c, its variables in sidecar-proxy-env.c, swept in sidecar-clean.c, its refusal
+ * hint in egress-hint.c; a run's seal over all of it is seal.h. */
 #ifndef CONCH_SIDECAR_H
 #define CONCH_SIDECAR_H
 
@@ -51,6 +53,11 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
 void cp_sidecar_dispose(struct cp_sidecar *s);
 #define cleanup_sidecar __attribute__((cleanup(cp_sidecar_dispose)))
 
+/* A folder's network and sidecar (name) are made, and given sign-ins, by one run at a time:
+ * the lock's descriptor (the caller closes it), or an error (CP_ERR_INTERRUPTED for a
+ * signal). */
+int cp_sidecar_lock(const char *name, cp_error_t *err);
+
 /* HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lower-case forms for box (a valid box id, see
  * places/egress/auth.h), as "K=V"; the caller's (cp_strv_free). */
 int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out, cp_error_t *err);
@@ -59,26 +66,6 @@ int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out,
  * allowed list, and the two ways on. Says nothing otherwise. */
 void cp_sidecar_hint(struct cp_engine *e, const struct cp_sidecar *s, const char *box, time_t since,
                      const struct cp_allowlist *list, const char *workdir);
-
-/* What a sealed run needs from all of the above, for the container place to hold. */
-struct cp_seal {
-    struct cp_allowlist list;
-    struct cp_sidecar sidecar;
-    char **env;      /* the proxy variables for this box */
-    char *box;       /* the box's name, which is its proxy user */
-    time_t since;    /* when the run began, for reading the sidecar's log */
-    char *ca_bundle; /* the box's bundle: its image's roots and the sidecar's CA */
-    char **ca_paths; /* where the box sees it */
-};
-
-/* The list for the folder, its sidecar, the variables for the box named box, and the CA
- * bundle for a box of image_id. */
-int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
-                    const char *box, const char *image_id, struct cp_seal *out, cp_error_t *err);
-/* After the command: the hint when it failed and the sidecar refused something for it. */
-void cp_seal_after(struct cp_engine *e, const struct cp_seal *seal, int status,
-                   const char *workdir);
-void cp_seal_dispose(struct cp_seal *s);
 
 /* clean: sidecars no conch box uses any more, then conch.egress networks nothing is on. */
 int cp_sidecar_clean(struct cp_engine *e, int *removed_out, cp_error_t *err);

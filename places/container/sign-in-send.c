@@ -5,24 +5,17 @@
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "places/container/sign-in-send.h"
 #include "places/container/stream.h"
 #include "src/base/buf.h"
+#include "src/base/clock.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
 
 #define ACK_MAX (64 * 1024) /* what the sidecar may print before our answer */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Standard output's frames, joined; other streams' frames are skipped. */
 static size_t stdout_text(const char *data, size_t len, char *out, size_t cap)
@@ -62,10 +55,10 @@ bool cp_sign_in_ack_seen(const char *data, size_t len, const char *id)
 
 static int wait_ack(int fd, struct cp_buf *got, const char *id, cp_error_t *err)
 {
-    uint64_t end = now_ms() + CP_SIGN_IN_ACK_MS;
+    int64_t end = cp_now_ms() + CP_SIGN_IN_ACK_MS;
     char chunk[4096];
     while (!cp_sign_in_ack_seen(got->data ? got->data : "", got->len, id)) {
-        uint64_t now = now_ms();
+        int64_t now = cp_now_ms();
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = now < end ? poll(&p, 1, (int)(end - now)) : 0;
         if (r < 0 && errno == EINTR)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "places/container/allowlist.h"
+#include "places/container/settings-sources.h"
 #include "src/base/error.h"
 
 struct cp_sign_in {
@@ -24,7 +24,7 @@ struct cp_sign_ins {
 
 /* Every sign-in for a sealed run of src->workdir, read afresh now. A file that exists but
  * cannot be read is an error, as the allow-list does. */
-int cp_sign_ins_collect(const struct cp_allowlist_sources *src, struct cp_sign_ins *out,
+int cp_sign_ins_collect(const struct cp_settings_sources *src, struct cp_sign_ins *out,
                         cp_error_t *err);
 
 /* The sidecar's message: {"id","sign_ins":[{"host","prefix","authorization","source"}...]} on
@@ -39,7 +39,7 @@ bool cp_sign_ins_has(const struct cp_sign_ins *s, const char *host);
 void cp_sign_ins_dispose(struct cp_sign_ins *s);
 #define cleanup_sign_ins __attribute__((cleanup(cp_sign_ins_dispose)))
 
-/* The same with ~ and $XDG_CONFIG_HOME from the environment (cp_allowlist_for's sources). */
+/* The same with ~ and $XDG_CONFIG_HOME from the environment (cp_settings_sources_from_env). */
 int cp_sign_ins_for(const char *workdir, struct cp_sign_ins *out, cp_error_t *err);
 
 /* ${NAME} in value replaced from the environment, as npm and Yarn do (\${NAME} stays as

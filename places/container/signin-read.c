@@ -12,6 +12,7 @@
 
 #include "places/container/hostconf.h"
 #include "places/container/signin-read.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 /* A field of a record never holds a tab or a line break (they separate records' fields). */
@@ -30,9 +31,9 @@ void cp_cleanup_strv_secretp(char ***v)
     *v = NULL;
 }
 
+/* The records a reader keeps: secrets, wiped by whoever frees them (cleanup_strv_secret). */
 struct records {
-    char **v;
-    size_t n;
+    struct cp_strvec v;
 };
 
 /* Takes rec; a record past the limit, or whose fields would run together, is dropped. */
@@ -41,18 +42,16 @@ static void keep(struct records *r, char *rec, size_t fields)
     size_t tabs = 0;
     for (const char *p = rec; *p; p++)
         tabs += *p == '\t';
-    if (r->n >= CP_HOSTCONF_ITEMS_MAX || tabs != fields - 1 || strpbrk(rec, "\r\n") != NULL) {
+    if (r->v.n >= CP_HOSTCONF_ITEMS_MAX || tabs != fields - 1 || strpbrk(rec, "\r\n") != NULL) {
         cp_free_secret(rec);
         return;
     }
-    r->v = xrealloc(r->v, (r->n + 2) * sizeof(char *));
-    r->v[r->n++] = rec;
-    r->v[r->n] = NULL;
+    cp_strvec_push_owned(&r->v, rec);
 }
 
 static char **done(struct records *r)
 {
-    return r->v != NULL ? r->v : xcalloc(1, sizeof(char *));
+    return cp_strvec_steal(&r->v);
 }
 
 /* A quoted value up to its closing quote (\" and \\ kept as the character); else as is, or up
@@ -73,28 +72,6 @@ static char *unquote(char *v, bool comments)
     if (comments)
         v[strcspn(v, "#")] = '\0';
     return cp_trim_blanks(v);
-}
-
-typedef void (*line_fn)(void *state, char *line);
-
-/* Calls fn on each line of at most CP_HOSTCONF_LINE_MAX bytes, in a buffer wiped after. */
-static void each_line(const char *text, size_t len, line_fn fn, void *state)
-{
-    if (len > CP_HOSTCONF_MAX)
-        return;
-    char buf[CP_HOSTCONF_LINE_MAX + 1];
-    for (size_t start = 0; start < len;) {
-        const char *nl = memchr(text + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - text) : len;
-        size_t n = end - start;
-        if (n <= CP_HOSTCONF_LINE_MAX) {
-            memcpy(buf, text + start, n);
-            buf[n] = '\0'; /* an embedded NUL just ends the line early */
-            fn(state, buf);
-        }
-        start = end + 1;
-    }
-    explicit_bzero(buf, sizeof(buf));
 }
 
 /* ---- npmrc ---- */
@@ -123,7 +100,7 @@ static void npmrc_line(void *state, char *l)
 char **cp_npmrc_sign_in_lines(const char *text, size_t len)
 {
     struct records r = {0};
-    each_line(text, len, npmrc_line, &r);
+    cp_hostconf_each_line(text, len, npmrc_line, &r);
     return done(&r);
 }
 
@@ -256,7 +233,7 @@ static void bunfig_line(void *state, char *l)
 char **cp_bunfig_sign_in_lines(const char *text, size_t len)
 {
     struct bunfig s = {0};
-    each_line(text, len, bunfig_line, &s);
+    cp_hostconf_each_line(text, len, bunfig_line, &s);
     bun_emit(&s.r, &s.table);
     return done(&s.r);
 }

@@ -382,7 +382,7 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
     if (r->spec != NULL && warm_layer(&e, r, &err) == 0) {
         cleanup_free char *missing = NULL;
         /* A box without its limits is kept warm only where the person accepts that; the run
-         * that claims it reads them back again and says so (place-container.c). */
+         * that claims it reads them back again and says so (place-container-run.c). */
         if (cp_box_create(&e, r->spec, r->name, &id, &err) < 0 ||
             cp_box_limits_missing(&e, id, r->spec, &missing, &err) < 0 ||
             (missing != NULL && !r->limits_may_miss) || cp_box_start(&e, id, &err) < 0) {

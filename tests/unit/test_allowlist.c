@@ -76,7 +76,7 @@ static int teardown(void **state)
 
 static int build(struct cp_allowlist *l, const struct cp_config *cfg, cp_error_t *err)
 {
-    struct cp_allowlist_sources src = {.workdir = work, .config = cfg, .home = home};
+    struct cp_settings_sources src = {.workdir = work, .config = cfg, .home = home};
     return cp_allowlist_build(&src, l, err);
 }
 

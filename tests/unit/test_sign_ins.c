@@ -93,7 +93,7 @@ static int teardown(void **state)
 static int collect(struct cp_sign_ins *s)
 {
     cleanup_error cp_error_t err = NULL;
-    struct cp_allowlist_sources src = {.workdir = work, .home = home};
+    struct cp_settings_sources src = {.workdir = work, .home = home};
     int r = cp_sign_ins_collect(&src, s, &err);
     if (r < 0)
         fprintf(stderr, "%s\n", err->msg);
@@ -307,7 +307,7 @@ static void test_sign_ins__unreadable_file__error(void **state)
     mkdir(path, 0700);
     cleanup_sign_ins struct cp_sign_ins s = {0};
     cleanup_error cp_error_t err = NULL;
-    struct cp_allowlist_sources src = {.workdir = work, .home = home};
+    struct cp_settings_sources src = {.workdir = work, .home = home};
     assert_int_equal(cp_sign_ins_collect(&src, &s, &err), CP_ERR_FAILED);
     assert_non_null(strstr(err->msg, "~/.npmrc"));
     assert_int_equal(s.n, 0);
@@ -452,7 +452,7 @@ static void test_sign_ins__allowlist_moved_registry__joins_with_words(void **sta
     assert_int_equal(collect(&s), 0);
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
-    struct cp_allowlist_sources src = {.workdir = work, .home = home, .sign_ins = &s};
+    struct cp_settings_sources src = {.workdir = work, .home = home, .sign_ins = &s};
     assert_int_equal(cp_allowlist_build(&src, &l, &err), 0);
     const struct cp_host_why *corp = allowed(&l, "npm.corp.example");
     assert_non_null(corp);
@@ -486,7 +486,7 @@ static void test_sign_ins__allowlist_remote_with_sign_in__says_so(void **state)
     assert_int_equal(collect(&s), 0);
     cleanup_allowlist struct cp_allowlist l = {0};
     cleanup_error cp_error_t err = NULL;
-    struct cp_allowlist_sources src = {.workdir = work, .home = home, .sign_ins = &s};
+    struct cp_settings_sources src = {.workdir = work, .home = home, .sign_ins = &s};
     assert_int_equal(cp_allowlist_build(&src, &l, &err), 0);
     const struct cp_host_why *h = allowed(&l, "git.corp.example");
     assert_non_null(h);

@@ -1,0 +1,227 @@
+/* Preparing a container run: the engine that has the image, the user inside the box, the
+ * protected places and their covers, the seal (sealed runs), and the spec of this run's box
+ * and of the next warm one. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "places/container/box-spec.h"
+#include "places/container/box.h"
+#include "places/container/images.h"
+#include "places/container/layer.h"
+#include "places/container/place-container-int.h"
+#include "places/container/registries.h"
+#include "places/container/run-report.h"
+#include "places/container/warm.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/run-report.h"
+#include "src/base/signals.h"
+#include "src/base/util.h"
+
+void cp_container_state_free(struct cp_container_state *s)
+{
+    if (s == NULL)
+        return;
+    cp_engine_free(s->engine);
+    cp_protected_dispose(&s->prot);
+    cp_strv_free(s->labels);
+    free(s->image);
+    free(s->image_id);
+    free(s->empty_file);
+    free(s->warm_key);
+    free(s->limits_missing);
+    if (s->spec != NULL)
+        json_object_put(s->spec);
+    if (s->warm_spec != NULL)
+        json_object_put(s->warm_spec);
+    free(s->name);
+    free(s->warm_name);
+    cp_strv_free(s->warm_env);
+    cp_seal_dispose(&s->seal);
+    free(s->layer_volume);
+    cp_held_run_dispose(&s->layer);
+    free(s);
+}
+
+static void cleanup_statep(struct cp_container_state **s)
+{
+    cp_container_state_free(*s);
+}
+
+/* The host file laid read-only over each protected file: empty, and ours. */
+static int empty_file(char **out, cp_error_t *err)
+{
+    cleanup_free char *dir = NULL;
+    if (cp_workplaces_dir(&dir, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *path = xasprintf("%s/empty", dir);
+    struct stat st;
+    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
+        unlink(path);
+        cleanup_close int fd =
+            open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+        if (fd < 0)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", path);
+    }
+    *out = steal_pointer(&path);
+    return 0;
+}
+
+bool cp_container_interrupted(cp_error_t *err)
+{
+    if (cp_signals_caught() == 0)
+        return false;
+    if (*err == NULL)
+        cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
+    return true;
+}
+
+static const char *engine_wanted(const struct cp_run_request *req)
+{
+    if (req->engine != NULL)
+        return req->engine;
+    const char *saved = req->config ? cp_config_get(req->config, "engine") : NULL;
+    return saved ? saved : "auto";
+}
+
+static long host_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 2 ? 2 : 1;
+}
+
+static void build_spec(struct cp_container_state *s, const struct cp_run_request *req)
+{
+    struct cp_box_spec spec = {
+        .image = s->image,
+        .argv = req->argv,
+        .workdir = req->workdir,
+        .uid = s->uid,
+        .gid = s->gid,
+        .userns = s->userns,
+        .sealed = req->sealed,
+        .podman = strcmp(s->engine->kind, "podman") == 0,
+        .interactive = req->interactive,
+        .gits = s->prot.gits,
+        .protected_dirs = s->prot.dirs,
+        .protected_files = s->prot.files,
+        .empty_file = s->empty_file,
+        .settings = s->prot.settings,
+        .copies = s->prot.copies,
+        .network = req->sealed ? s->seal.sidecar.name : NULL,
+        .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
+        .env = req->sealed ? s->seal.env : NULL,
+        .cpus = host_cpus(),
+        .labels = s->labels,
+        .layer = s->gated ? s->layer_volume : NULL,
+        .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
+        .ca_paths = req->sealed ? s->seal.ca_paths : NULL,
+    };
+    cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
+    s->spec = cp_box_spec_json(&spec);
+    /* A warm box serves only while its sidecar is the one it was made to use. */
+    cleanup_free char *made_from =
+        xasprintf("%s %s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed");
+    s->warm_key = cp_warm_key(&spec, made_from);
+    spec.env = s->warm_env;
+    cleanup_free char *warm_layer = s->gated ? cp_layer_volume(s->warm_name) : NULL;
+    spec.layer = warm_layer;
+    /* Keyless copies are made per box and removed with this run: none is left for a warm box. */
+    if (s->prot.copies == NULL)
+        s->warm_spec = cp_warm_spec(&spec, s->warm_key);
+}
+
+/* The next warm box's name is chosen now: a sealed box's proxy credential names it. */
+static int warm_names(struct cp_container_state *s, const struct cp_run_request *req,
+                      cp_error_t *err)
+{
+    s->warm_name = cp_warm_name();
+    if (!req->sealed)
+        return 0;
+    return cp_sidecar_box_env(&s->seal.sidecar, s->warm_name, &s->warm_env, err);
+}
+
+/* The person's uid inside the box. A rootless engine maps its root to the person: rootless
+ * Podman keeps the id with keep-id; rootless Docker has only root to offer for it. */
+static int choose_user(struct cp_container_state *s, cp_error_t *err)
+{
+    s->uid = (unsigned)getuid();
+    s->gid = (unsigned)getgid();
+    bool rootless = false;
+    if (geteuid() == 0 || cp_engine_rootless(s->engine, &rootless, err) < 0 || !rootless)
+        return cp_error_code(err);
+    if (strcmp(s->engine->kind, "podman") == 0)
+        s->userns = "keep-id";
+    else
+        s->uid = s->gid = 0;
+    return 0;
+}
+
+/* The box's HOME gets the person's registry settings without their keys: the sidecar adds
+ * the sign-ins, so a sealed install reaches the person's own registry. */
+static int home_copies(struct cp_container_state *s, cp_error_t *err)
+{
+    cleanup_free char *home = NULL;
+    if (cp_home_dir(&home, err) < 0)
+        return cp_error_code(err);
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    return cp_protect_home_copies(&s->prot, s->name, home, xdg && xdg[0] == '/' ? xdg : NULL, err);
+}
+
+int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
+{
+    cp_debug("preparing");
+    /* From here a signal is a flag that every wait looks at, never a death that leaves a box. */
+    cp_signals_install();
+    struct cp_container_state *s = xcalloc(1, sizeof(*s));
+    __attribute__((cleanup(cleanup_statep))) struct cp_container_state *hold = s;
+    const char *saved = req->config ? cp_config_get(req->config, "image") : NULL;
+    if (cp_image_engine(engine_wanted(req), req->image, saved, &s->engine, &s->image, &s->image_id,
+                        err) < 0)
+        return cp_error_code(err);
+    s->engine->signal_grace_ms = SIGNAL_GRACE_MS;
+    if (choose_user(s, err) < 0)
+        return cp_error_code(err);
+    cp_container_report_engine(s->engine, s->image, s->image_id, req->sealed);
+    cleanup_error cp_error_t npm_err = NULL; /* not known: left off, and `hosts` says why */
+    if (req->sealed && cp_npm_default_learn(s->engine, s->image_id, &npm_err) < 0)
+        cp_debug("%s", npm_err->msg);
+    char **owned = NULL;
+    const char *const *patterns = cp_protect_patterns(req->config, &owned);
+    int r = cp_protect_scan(req->workdir, patterns, &s->prot, err);
+    cp_strv_free(owned);
+    if (r < 0 || empty_file(&s->empty_file, err) < 0)
+        return cp_error_code(err);
+    cp_debug("image %s, %zu protected places", s->image,
+             cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
+    s->labels = cp_box_owner_labels();
+    s->name = cp_box_name();
+    s->gated = req->sealed;
+    s->limits_may_miss = cp_config_limits_may_miss(req->config);
+    s->req_workdir = req->workdir;
+    s->req_argv = req->argv;
+    s->layer_volume = cp_layer_volume(s->name);
+    if (s->gated)
+        cp_held_recover(req->workdir, req->config);
+    if (cp_protect_make_copies(&s->prot, s->name, err) < 0 ||
+        (req->sealed && home_copies(s, err) < 0))
+        return cp_error_code(err);
+    if (req->sealed && cp_seal_prepare(s->engine, req->workdir, req->config, s->name, s->image_id,
+                                       &s->seal, err) < 0)
+        return cp_error_code(err);
+    if (req->sealed)
+        cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);
+    cp_run_report_stage("seal");
+    if (warm_names(s, req, err) < 0)
+        return cp_error_code(err);
+    build_spec(s, req);
+    if (cp_container_interrupted(err))
+        return cp_error_code(err);
+    *state_out = steal_pointer(&hold);
+    return 0;
+}

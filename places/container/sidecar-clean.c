@@ -1,0 +1,96 @@
+/* `clean` for the sidecars: those no conch box uses any more, then the conch.egress networks
+ * nothing is on. Only names of our own shape are touched. */
+#include "config.h"
+
+#include <string.h>
+
+#include "places/container/box.h"
+#include "places/container/sidecar.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
+
+static int list_json(struct cp_engine *e, const char *what, const char *filter, json_object **out,
+                     cp_error_t *err)
+{
+    cleanup_free char *esc = cp_engine_escape(filter);
+    cleanup_free char *path = xasprintf("/%s/json?all=1&filters=%s", what, esc);
+    if (strcmp(what, "networks") == 0) {
+        free(path);
+        path = xasprintf("/networks?filters=%s", esc);
+    }
+    return cp_engine_call(e, "GET", path, NULL, out, err);
+}
+
+/* Whether any container other than the sidecar sits on the network. */
+static int network_in_use(struct cp_engine *e, const char *net, const char *sidecar_id, bool *out,
+                          cp_error_t *err)
+{
+    cleanup_free char *filter = xasprintf("{\"network\":[\"%s\"]}", net);
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "containers", filter, &list, err) < 0)
+        return cp_error_code(err);
+    *out = false;
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        const char *id = cp_json_str(json_object_array_get_idx(list, i), "Id");
+        if (id != NULL && (sidecar_id == NULL || strcmp(id, sidecar_id) != 0))
+            *out = true;
+    }
+    return 0;
+}
+
+static bool safe_name(const char *s)
+{
+    return s != NULL && strncmp(s, "conch-egress-", 13) == 0 &&
+           strspn(s + 13, "0123456789abcdef") == strlen(s + 13);
+}
+
+static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
+{
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "containers", "{\"label\":[\"conch.egress=1\"]}", &list, err) < 0)
+        return cp_error_code(err);
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        json_object *c = json_object_array_get_idx(list, i), *names = NULL;
+        const char *id = cp_json_str(c, "Id");
+        json_object_object_get_ex(c, "Names", &names);
+        const char *n0 = json_object_get_string(json_object_array_get_idx(names, 0));
+        const char *name = n0 && n0[0] == '/' ? n0 + 1 : n0;
+        bool used = false;
+        if (id == NULL || !safe_name(name) || network_in_use(e, name, id, &used, err) < 0)
+            return cp_error_code(err);
+        cleanup_error cp_error_t rm = NULL;
+        if (!used && cp_box_remove(e, id, &rm) == 0)
+            (*removed)++;
+    }
+    return 0;
+}
+
+static int clean_networks(struct cp_engine *e, int *removed, cp_error_t *err)
+{
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "networks", "{\"label\":[\"conch.egress=1\"]}", &list, err) < 0)
+        return cp_error_code(err);
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        const char *name = cp_json_str(json_object_array_get_idx(list, i), "Name");
+        bool used = false;
+        if (!safe_name(name) || network_in_use(e, name, NULL, &used, err) < 0)
+            return cp_error_code(err);
+        cleanup_free char *path = xasprintf("/networks/%s", name);
+        cleanup_error cp_error_t rm = NULL;
+        if (!used && cp_engine_call(e, "DELETE", path, NULL, NULL, &rm) == 0)
+            (*removed)++;
+    }
+    return 0;
+}
+
+int cp_sidecar_clean(struct cp_engine *e, int *removed_out, cp_error_t *err)
+{
+    int removed = 0;
+    if (clean_sidecars(e, &removed, err) < 0 || clean_networks(e, &removed, err) < 0)
+        return cp_error_wrap(err, "while removing egress sidecars");
+    *removed_out = removed;
+    return 0;
+}

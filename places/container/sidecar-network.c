@@ -1,0 +1,196 @@
+/* A folder's internal network through the engine's API: Docker and Podman make theirs
+ * differently, and each is checked the same way before a box joins it.
+ *
+ * The seal by topology (DESIGN.md, "The egress sidecar"; issue 10). A sealed box must reach
+ * the sidecar's proxy port and nothing else: no address of this computer, no other folder's
+ * box, nothing link-local, over IPv4 and IPv6. What holds it, per engine, as measured on
+ * Docker 20.10 and Podman 4.3 (CNI):
+ *
+ * - One internal network per folder and allow-list, named from both, with its own sidecar
+ *   (conch-egress-HASH is the network's name and the sidecar's). Boxes of two folders never
+ *   share a network, so neither can address the other. One sidecar per folder rather than one
+ *   per list joined to every folder's network: the proxy parses what the boxes send, and a
+ *   sidecar that sat on every folder's network would, if ever taken over, sit beside every
+ *   folder's boxes. The cost is one more sidecar per folder, made on its folder's first
+ *   sealed run; the warm path makes the same two API calls as before (bench/container-
+ *   roundtrip).
+ * - No host address on the network. Docker gives an internal bridge the gateway address, and
+ *   this computer then answers a box there on every port it listens on, and on every other
+ *   address it has (the host routes its own addresses to itself): the bridge option
+ *   com.docker.network.bridge.inhibit_ipv4 (Docker 20.10+) makes the bridge without one, and
+ *   on an internal network nothing else takes the gateway's place. Podman's CNI internal
+ *   networks are made without a gateway already. Netavark gives its internal bridges an
+ *   address for its DNS server; such a network is refused (network_check), never joined.
+ *   With no host address in the box's subnet, the box has no route to any address of this
+ *   computer, nor to 169.254.0.0/16: its connect() fails at once. The network is checked on
+ *   every run (its options, its gateway), so a same-named network made by hand is not joined.
+ * - No IPv6 in the box (box-spec.c, cp_box_seal_sysctls): the host keeps an fe80:: address on
+ *   every bridge, internal ones included, which a Podman box reached over IPv6.
+ * - No firewall rule of ours: rules are the host's, a firewall reload wipes them, and with no
+ *   route there is nothing to filter. The host's firewall can only take away the one path the
+ *   seal needs (Docker's FORWARD DROP on Podman's bridges), so when a sidecar is made a probe
+ *   box on the network must reach its port (seal-probe.c), else the run stops with 125 and the
+ *   rule that lets it through. */
+#include "config.h"
+
+#include <string.h>
+
+#include "places/container/sidecar-network.h"
+#include "src/base/json.h"
+#include "src/base/util.h"
+
+#define INHIBIT_IPV4 "com.docker.network.bridge.inhibit_ipv4"
+
+static bool is_podman(const struct cp_engine *e)
+{
+    return strcmp(e->kind, "podman") == 0;
+}
+
+/* Podman's compatible API turns aardvark's DNS on for every network, internal ones included,
+ * and aardvark 1.4 forwards outside names from them (measured): its own API can turn it off. */
+static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
+                                 cp_error_t *err)
+{
+    cleanup_json json_object *body = json_object_new_object();
+    json_object_object_add(body, "name", json_object_new_string(n->name));
+    json_object_object_add(body, "internal", json_object_new_boolean(1));
+    json_object_object_add(body, "dns_enabled", json_object_new_boolean(0));
+    json_object_object_add(body, "ipv6_enabled", json_object_new_boolean(0));
+    json_object_object_add(body, "labels", cp_sidecar_labels(n));
+    long status = 0;
+    int r = cp_engine_libpod_call(e, "POST", "/libpod/networks/create", body, &status, NULL, err);
+    if (r < 0)
+        return r;
+    if (status != 200 && status != 201 && status != 409)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld", status);
+    return 0;
+}
+
+static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
+                                 cp_error_t *err)
+{
+    cleanup_json json_object *body = json_object_new_object();
+    json_object *options = json_object_new_object();
+    json_object_object_add(options, INHIBIT_IPV4, json_object_new_string("true"));
+    json_object_object_add(body, "Name", json_object_new_string(n->name));
+    json_object_object_add(body, "Driver", json_object_new_string("bridge"));
+    json_object_object_add(body, "Internal", json_object_new_boolean(1));
+    json_object_object_add(body, "EnableIPv6", json_object_new_boolean(0));
+    json_object_object_add(body, "CheckDuplicate", json_object_new_boolean(1));
+    json_object_object_add(body, "Options", options);
+    json_object_object_add(body, "Labels", cp_sidecar_labels(n));
+    long status = 0;
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call_status(e, "POST", "/networks/create", body, &status, &reply, err) < 0)
+        return cp_error_code(err);
+    if (status != 200 && status != 201 && status != 409) {
+        const char *msg = cp_json_str(reply, "message");
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld: %s", status,
+                             msg ? msg : "no reason given");
+    }
+    return 0;
+}
+
+/* Whether this computer holds an address on the network: Docker's bridge has one unless the
+ * network was made with inhibit_ipv4; Podman's (compatible JSON) names a gateway when it does
+ * ("<nil>" when not, as CNI internal networks are). */
+static bool host_has_address(const struct cp_engine *e, json_object *net)
+{
+    json_object *options = NULL, *ipam = NULL, *config = NULL;
+    json_object_object_get_ex(net, "Options", &options);
+    if (!is_podman(e)) {
+        const char *inhibit = cp_json_str(options, INHIBIT_IPV4);
+        return inhibit == NULL || strcmp(inhibit, "true") != 0;
+    }
+    json_object_object_get_ex(net, "IPAM", &ipam);
+    json_object_object_get_ex(ipam, "Config", &config);
+    for (size_t i = 0;
+         json_object_is_type(config, json_type_array) && i < json_object_array_length(config);
+         i++) {
+        const char *gw = cp_json_str(json_object_array_get_idx(config, i), "Gateway");
+        if (gw != NULL && gw[0] != '\0' && strcmp(gw, "<nil>") != 0)
+            return true;
+    }
+    return false;
+}
+
+/* A network by that name that is not internal, not ours, or gives this computer an address a
+ * box could reach, is never joined. net is the engine's inspect of it. */
+static int network_check(struct cp_engine *e, const char *name, json_object *net, cp_error_t *err)
+{
+    json_object *internal = NULL, *labels = NULL, *ipv6 = NULL;
+    if (net == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine described network %s in no JSON",
+                             name);
+    json_object_object_get_ex(net, "Internal", &internal);
+    json_object_object_get_ex(net, "Labels", &labels);
+    json_object_object_get_ex(net, "EnableIPv6", &ipv6);
+    if (!json_object_get_boolean(internal) || cp_json_str(labels, CP_SIDECAR_LABEL) == NULL)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0,
+                             "the network %s exists but is not an internal network conch-place "
+                             "made",
+                             name);
+    if (host_has_address(e, net) || json_object_get_boolean(ipv6)) {
+        cp_error_make(err, CP_ERR_UNSAFE, 0,
+                      "the internal network %s gives this computer an address on it, where a "
+                      "sealed box would reach every service this computer offers",
+                      name);
+        cp_error_hint(err, "%s",
+                      is_podman(e)
+                          ? "This Podman gives internal networks a gateway address (netavark "
+                            "does, for its DNS server); Podman with the CNI network backend, or "
+                            "Docker 20.10 or later, makes them without one. Or run with "
+                            "--unsealed."
+                          : "Remove the network ('conch-place clean', or 'docker network rm') "
+                            "so that it is made again without one; Docker 20.10 or later is "
+                            "needed. Or run with --unsealed.");
+        return cp_error_code(err);
+    }
+    return 0;
+}
+
+static int network_create(struct cp_engine *e, const struct cp_sidecar_names *n, cp_error_t *err)
+{
+    return is_podman(e) ? podman_network_create(e, n, err) : docker_network_create(e, n, err);
+}
+
+/* One inspect on every run but the first: the answer that finds the network is the one checked. */
+int cp_sidecar_network_ensure(struct cp_engine *e, const struct cp_sidecar_names *n,
+                              cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/networks/%s", n->name);
+    cleanup_json json_object *net = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &net, err) < 0)
+        return cp_error_code(err);
+    int r = 0;
+    if (status != 200 && status != 404)
+        r = cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered GET %s with HTTP %ld", path,
+                          status);
+    if (status == 404) {
+        r = network_create(e, n, err);
+        /* One network per folder: Docker's address pools hold a few dozen, so networks no box
+         * uses any more make room first. */
+        int removed = 0;
+        cleanup_error cp_error_t cerr = NULL;
+        if (r < 0 && cp_sidecar_clean(e, &removed, &cerr) == 0 && removed > 0) {
+            cp_error_free(err);
+            r = network_create(e, n, err);
+        }
+        /* What was made is looked at as a found one is. */
+        json_object_put(steal_pointer(&net));
+        if (r == 0)
+            r = cp_engine_call(e, "GET", path, NULL, &net, err);
+    }
+    if (r < 0 || network_check(e, n->name, net, err) < 0) {
+        cp_error_wrap(err,
+                      "the %s engine could not make the internal network %s that a sealed "
+                      "box needs",
+                      e->kind, n->name);
+        cp_error_hint(err, "Sealed boxes reach the network only through an internal network and "
+                           "the egress sidecar; use an engine that makes internal bridge "
+                           "networks, or run with --unsealed.");
+        return cp_error_code(err);
+    }
+    return 0;
+}

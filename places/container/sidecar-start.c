@@ -1,0 +1,285 @@
+/* A folder's sidecar started through the engine's API: found running, or made, joined to its
+ * internal network and started, by one run at a time under a lock; a sidecar made now must
+ * answer a probe box on its network before any box relies on it. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "places/container/box.h"
+#include "places/container/egress-image.h"
+#include "places/container/seal-probe.h"
+#include "places/container/sidecar-names.h"
+#include "places/container/sidecar-network.h"
+#include "places/container/sidecar.h"
+#include "places/egress/auth.h"
+#include "places/egress/ca.h"
+#include "places/egress/tls.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
+
+#define ENSURE_TRIES 4
+
+void cp_sidecar_dispose(struct cp_sidecar *s)
+{
+    free(s->name);
+    free(s->id);
+    free(s->ip);
+    cp_free_secret(s->secret);
+    memset(s, 0, sizeof(*s));
+}
+
+static char *random_secret(void)
+{
+    unsigned char rnd[32];
+    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
+        return NULL;
+    char *hex = xmalloc(2 * sizeof(rnd) + 1);
+    for (size_t i = 0; i < sizeof(rnd); i++)
+        snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+    explicit_bzero(rnd, sizeof(rnd));
+    return hex;
+}
+
+static json_object *strv_json(char *const *v)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(v[i]));
+    return a;
+}
+
+static json_object *sidecar_host_config(const struct cp_engine *e)
+{
+    json_object *h = json_object_new_object();
+    /* The engine's default network: the sidecar's own way out, and its resolver. */
+    json_object_object_add(h, "NetworkMode", json_object_new_string("bridge"));
+    json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
+    json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
+    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
+    /* A tunnel whose TLS the sidecar ends has a thread of its own: room for every connection
+     * it takes, and the memory of their TLS (two TLS objects and their buffers each). */
+    json_object_object_add(h, "PidsLimit", json_object_new_int64(CP_SIDECAR_CONNECTIONS + 64));
+    json_object_object_add(h, "Memory", json_object_new_int64(512LL * 1024 * 1024));
+    json_object_object_add(h, "AutoRemove", json_object_new_boolean(1));
+    /* On Docker the decisions are read back through the log API: keep it bounded. */
+    if (strcmp(e->kind, "podman") != 0) {
+        json_object *log = json_object_new_object(), *cfg = json_object_new_object();
+        json_object_object_add(cfg, "max-size", json_object_new_string("10m"));
+        json_object_object_add(cfg, "max-file", json_object_new_string("2"));
+        json_object_object_add(log, "Type", json_object_new_string("json-file"));
+        json_object_object_add(log, "Config", cfg);
+        json_object_object_add(h, "LogConfig", log);
+    }
+    return h;
+}
+
+/* The secret, the CA (with its key) and the upstream proxy reach the sidecar in its environment
+ * only, which the proxy wipes at start: never argv, never a file a box could be given. */
+static char **sidecar_env(const char *secret, const struct cp_sidecar_trust *trust)
+{
+    cleanup_strv char **up = cp_sidecar_upstream_env();
+    char **v = xcalloc(6, sizeof(char *));
+    size_t n = 0;
+    v[n++] = xasprintf("%s=%s", CP_EGRESS_SECRET_ENV, secret);
+    v[n++] = xasprintf("%s=%s", CP_EGRESS_CA_ENV, trust->ca_pem);
+    if (trust->extra != NULL)
+        v[n++] = xasprintf("%s=%s", CP_EGRESS_TRUST_ENV, trust->extra);
+    for (size_t i = 0; up[i] != NULL && i < 2; i++)
+        v[n++] = xstrdup(up[i]);
+    for (size_t i = 0; up[i] != NULL; i++)
+        explicit_bzero(up[i], strlen(up[i]));
+    return v;
+}
+
+static void wipe_strv(char ***v)
+{
+    for (size_t i = 0; *v != NULL && (*v)[i] != NULL; i++)
+        explicit_bzero((*v)[i], strlen((*v)[i]));
+    cp_strv_free(*v);
+}
+
+static json_object *sidecar_body(const struct cp_engine *e, const struct cp_sidecar_names *n,
+                                 const char *image, char **args, const char *secret,
+                                 const struct cp_sidecar_trust *trust)
+{
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "Image", json_object_new_string(image));
+    json_object_object_add(c, "Cmd", strv_json(args));
+    __attribute__((cleanup(wipe_strv))) char **env = sidecar_env(secret, trust);
+    json_object_object_add(c, "Env", strv_json(env));
+    json_object_object_add(c, "User", json_object_new_string("65534:65534"));
+    json_object_object_add(c, "Labels", cp_sidecar_labels(n));
+    /* Standard input stays open for the sidecar's life: each run's sign-ins come that way. */
+    json_object_object_add(c, "OpenStdin", json_object_new_boolean(1));
+    json_object_object_add(c, "StdinOnce", json_object_new_boolean(0));
+    json_object_object_add(c, "HostConfig", sidecar_host_config(e));
+    return c;
+}
+
+static int connect_and_start(struct cp_engine *e, const char *name, const char *id, cp_error_t *err)
+{
+    cleanup_json json_object *body = json_object_new_object();
+    json_object_object_add(body, "Container", json_object_new_string(id));
+    cleanup_free char *path = xasprintf("/networks/%s/connect", name);
+    if (cp_engine_call(e, "POST", path, body, NULL, err) < 0)
+        return cp_error_wrap(err, "joining the sidecar to %s", name);
+    if (cp_box_start(e, id, err) < 0)
+        return cp_error_wrap(err, "starting the sidecar");
+    return 0;
+}
+
+/* 0 made (or another run made it first: look again), or an error. */
+static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n, const char *image,
+                          char **args, const struct cp_sidecar_trust *trust, cp_error_t *err)
+{
+    __attribute__((cleanup(cp_cleanup_freep))) char *secret = random_secret();
+    if (secret == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read /dev/urandom");
+    cleanup_json json_object *body = sidecar_body(e, n, image, args, secret, trust);
+    explicit_bzero(secret, strlen(secret));
+    cleanup_free char *path = xasprintf("/containers/create?name=%s", n->name);
+    cleanup_json json_object *reply = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "POST", path, body, &status, &reply, err) < 0)
+        return cp_error_code(err);
+    if (status == 409)
+        return 0;
+    const char *id = cp_json_str(reply, "Id");
+    if (status != 201 || id == NULL || strspn(id, "0123456789abcdef") != strlen(id)) {
+        const char *msg = cp_json_str(reply, "message");
+        return cp_error_make(err, CP_ERR_FAILED, 0,
+                             "the engine did not make the sidecar (HTTP "
+                             "%ld): %s",
+                             status, msg ? msg : "no reason given");
+    }
+    cleanup_free char *idc = xstrdup(id);
+    if (connect_and_start(e, n->name, idc, err) < 0) {
+        cleanup_error cp_error_t rm = NULL;
+        cp_box_remove(e, idc, &rm);
+        return cp_error_code(err);
+    }
+    return 0;
+}
+
+static char *env_value(json_object *config, const char *key)
+{
+    json_object *env = NULL;
+    size_t kl = strlen(key);
+    if (!json_object_object_get_ex(config, "Env", &env) ||
+        !json_object_is_type(env, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(env); i++) {
+        const char *kv = json_object_get_string(json_object_array_get_idx(env, i));
+        if (kv != NULL && strncmp(kv, key, kl) == 0 && kv[kl] == '=')
+            return xstrdup(kv + kl + 1);
+    }
+    return NULL;
+}
+
+/* Fills out from a running sidecar: 1 when it runs and is usable, 0 when absent (a stopped one
+ * is removed first), or an error. */
+static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar *out,
+                        cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/json", name);
+    cleanup_json json_object *c = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
+        return cp_error_code(err);
+    if (status == 404)
+        return 0;
+    json_object *state = NULL, *config = NULL, *labels = NULL, *ns = NULL, *nets = NULL,
+                *net = NULL, *running = NULL;
+    json_object_object_get_ex(c, "State", &state);
+    json_object_object_get_ex(state, "Running", &running);
+    json_object_object_get_ex(c, "Config", &config);
+    json_object_object_get_ex(config, "Labels", &labels);
+    json_object_object_get_ex(c, "NetworkSettings", &ns);
+    json_object_object_get_ex(ns, "Networks", &nets);
+    json_object_object_get_ex(nets, name, &net);
+    const char *id = cp_json_str(c, "Id"), *ip = cp_json_str(net, "IPAddress");
+    if (status != 200 || id == NULL || cp_json_str(labels, CP_SIDECAR_LABEL) == NULL)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0,
+                             "a box named %s exists that conch-place did not make", name);
+    cleanup_free char *secret = env_value(config, CP_EGRESS_SECRET_ENV);
+    if (!json_object_get_boolean(running) || ip == NULL || ip[0] == '\0' || secret == NULL) {
+        cp_debug("replacing the sidecar %s, which is not running", name);
+        if (cp_box_remove(e, id, err) < 0)
+            return cp_error_code(err);
+        return 0;
+    }
+    out->name = xstrdup(name);
+    out->id = xstrdup(id);
+    out->ip = xstrdup(ip);
+    out->secret = steal_pointer(&secret);
+    return 1;
+}
+
+/* A sidecar this run made is probed from its network before any box relies on it; one that
+ * cannot be reached is removed, so that the next run probes again. */
+static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *s, cp_error_t *err)
+{
+    if (cp_seal_probe_sidecar(e, image, s->name, s->ip, err) == 0)
+        return 0;
+    cleanup_error cp_error_t rm = NULL;
+    (void)cp_box_remove(e, s->id, &rm);
+    cp_sidecar_dispose(s);
+    return cp_error_code(err);
+}
+
+/* A folder's network and sidecar are made by one run at a time: the engine's CheckDuplicate is
+ * no compare-and-swap, and Docker made four networks of one name for four first runs at once
+ * (the relay's 50 tickets), after which every run met "network ... is ambiguous". The lock is
+ * the person's, not the CONCH_HOME's: networks are the engine's, and two CONCH_HOMEs that each
+ * held a lock of their own made twin networks for one folder just the same. */
+int cp_sidecar_lock(const char *name, cp_error_t *err)
+{
+    cleanup_free char *dir = cp_person_dir();
+    if (dir == NULL && cp_workplaces_dir(&dir, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *path = xasprintf("%s/%s.lock", dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
+    if (flock(fd, LOCK_EX) < 0) { /* EINTR: a signal, which the caller's wait reports */
+        int e = errno;
+        close(fd);
+        return cp_error_make(err, e == EINTR ? CP_ERR_INTERRUPTED : CP_ERR_FAILED, e,
+                             "cannot lock %s", path);
+    }
+    return fd;
+}
+
+int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
+                      const struct cp_sidecar_trust *trust, struct cp_sidecar *out, cp_error_t *err)
+{
+    memset(out, 0, sizeof(*out));
+    cleanup_free char *image = NULL;
+    if (cp_egress_image_ensure(e, &image, err) < 0)
+        return cp_error_wrap(err, "the egress sidecar");
+    cleanup_sidecar_names struct cp_sidecar_names n = {0};
+    cp_sidecar_names_make(list, image, trust, workdir, &n);
+    cleanup_close int lock = cp_sidecar_lock(n.name, err);
+    if (lock < 0 || cp_sidecar_network_ensure(e, &n, err) < 0)
+        return cp_error_code(err);
+    bool made = false;
+    for (int tries = 0; tries < ENSURE_TRIES; tries++) {
+        int r = find_running(e, n.name, out, err);
+        if (r < 0)
+            return cp_error_wrap(err, "the egress sidecar");
+        if (r > 0)
+            return made ? probe_new(e, image, out, err) : 0;
+        if (create_sidecar(e, &n, image, n.args, trust, err) < 0)
+            return cp_error_wrap(err, "the egress sidecar");
+        made = true;
+    }
+    return cp_error_make(err, CP_ERR_FAILED, 0, "the egress sidecar %s did not stay up", n.name);
+}
