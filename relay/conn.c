@@ -368,6 +368,18 @@ static void serve_http(struct door *d, int fd)
     release_slot(d, slot);
 }
 
+void cp_relay_conn_gone(struct door *d, bool control)
+{
+    pthread_mutex_lock(&d->lock);
+    if (control)
+        d->control_conns--;
+    else
+        d->conns--;
+    d->last_activity = cp_relay_now_s();
+    pthread_cond_broadcast(&d->changed);
+    pthread_mutex_unlock(&d->lock);
+}
+
 void *cp_relay_conn_main(void *arg)
 {
     struct conn *c = arg;

@@ -8,6 +8,7 @@
 
 #include "relay/control.h"
 #include "relay/door.h"
+#include "relay/tickets.h"
 #include "relay/turnaway.h"
 #include "src/base/spawn.h"
 
@@ -35,6 +36,12 @@ struct conn {
     int fd;
     bool control;
 };
+
+/* The door's clock in seconds, for its idle time: the tickets' clock (relay/tickets.h). */
+static inline long cp_relay_now_s(void)
+{
+    return (long)(cp_tickets_now() / 1000);
+}
 
 void *cp_relay_conn_main(void *arg);
 /* A connection's thread is done: its budget freed, the door's idle clock restarted. */

@@ -30,11 +30,6 @@
 
 #define STOP_WAIT_S 60 /* at the end, how long the runs still going get to remove their boxes */
 
-static long now_s(void)
-{
-    return (long)(cp_tickets_now() / 1000);
-}
-
 static int listen_loopback(unsigned *port_out, cp_error_t *err)
 {
     cleanup_close int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -140,7 +135,7 @@ static bool take_budget(struct door *d, bool control)
     bool room = *count < (control ? CP_RELAY_CONTROL_MAX : CP_RELAY_CONNS_MAX);
     if (room)
         (*count)++;
-    d->last_activity = now_s();
+    d->last_activity = cp_relay_now_s();
     pthread_mutex_unlock(&d->lock);
     return room;
 }
@@ -166,18 +161,6 @@ static bool admit(struct door *d, int fd, bool control)
                                "the door has too many connections at once; try again");
     cp_turnaway_add(&d->turned, fd, answer, len);
     return false;
-}
-
-void cp_relay_conn_gone(struct door *d, bool control)
-{
-    pthread_mutex_lock(&d->lock);
-    if (control)
-        d->control_conns--;
-    else
-        d->conns--;
-    d->last_activity = now_s();
-    pthread_cond_broadcast(&d->changed);
-    pthread_mutex_unlock(&d->lock);
 }
 
 /* Starts a connection's thread with the stop signals blocked in it (the loop takes them). */
@@ -213,7 +196,7 @@ static void start_conn(struct door *d, int fd, bool control)
 static bool idle_over(struct door *d, long idle)
 {
     pthread_mutex_lock(&d->lock);
-    bool over = d->conns == 0 && d->control_conns == 0 && now_s() - d->last_activity >= idle;
+    bool over = d->conns == 0 && d->control_conns == 0 && cp_relay_now_s() - d->last_activity >= idle;
     pthread_mutex_unlock(&d->lock);
     return over;
 }
@@ -312,7 +295,7 @@ int cp_relay_serve(const struct cp_relay_serve_opts *o, cp_error_t *err)
     struct door *d = xcalloc(1, sizeof(*d));
     *d = (struct door){.info = {.port = port, .place = o->place, .workdir = o->workdir},
                        .max_runs = o->max_runs,
-                       .last_activity = now_s()};
+                       .last_activity = cp_relay_now_s()};
     d->info.tickets = cp_tickets_new();
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->changed, NULL);
