@@ -20,6 +20,7 @@ libconch_la_SOURCES += \
 	places/container/git-credential.c places/container/git-credential.h \
 	places/container/settings-sources.c places/container/settings-sources.h \
 	places/container/sign-ins.c places/container/sign-ins.h \
+	places/container/sign-ins-list.c places/container/sign-ins-list.h \
 	places/container/sign-ins-sources.h places/container/sign-in-expand.c \
 	places/container/sign-in-file.c places/container/sign-ins-npm.c \
 	places/container/sign-ins-pip.c places/container/sign-ins-git.c \

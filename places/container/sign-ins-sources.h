@@ -1,7 +1,7 @@
 /* The sign-ins' sources: one reader per client (sign-ins-npm.c for npm, Yarn and Bun,
- * sign-ins-pip.c, sign-ins-git.c), and what they share: the list they add to (sign-ins.c),
- * ${NAME} in a value (sign-in-expand.c), and a file that holds secrets read into records
- * (sign-in-file.c). Private to those files. */
+ * sign-ins-pip.c, sign-ins-git.c), which the collection (sign-ins.c) calls, and what the readers
+ * share: the list they add to (sign-ins-list.h), ${NAME} in a value (sign-in-expand.c), and a
+ * file that holds secrets read into records (sign-in-file.c). Private to those files. */
 #ifndef CONCH_SIGN_INS_SOURCES_H
 #define CONCH_SIGN_INS_SOURCES_H
 
@@ -9,34 +9,16 @@
 #include <stddef.h>
 
 #include "places/container/settings-sources.h"
-#include "places/container/sign-ins.h"
+#include "places/container/sign-ins-list.h"
 #include "places/container/signin-read.h"
 #include "src/base/error.h"
 
-/* ---- the list (sign-ins.c) ---- */
-
-/* Whether a is the sign-in for host and prefix. */
-bool cp_sign_ins_same(const struct cp_sign_in *a, const char *host, const char *prefix);
-/* Adds one, unless the host and prefix have one already (the first wins) or the list is full.
- * Takes authorization (wiped when not kept). */
-void cp_sign_ins_add(struct cp_sign_ins *s, const char *host, const char *prefix,
-                     char *authorization, const char *source);
-/* Adds the sign-in for url (taking authorization, which may be NULL); prefix_of turns the
- * address's path into the prefix. Only https on port 443 counts. */
-void cp_sign_ins_add_for_url(struct cp_sign_ins *s, const char *url, char *authorization,
-                             const char *source, char *(*prefix_of)(const char *));
-/* "Basic B64" of user:password; the caller's (cp_free_secret). */
-char *cp_sign_in_basic(const char *user, const char *password);
-/* The Basic header of the user:password in url, or NULL. */
-char *cp_sign_in_url_basic(const char *url);
-/* A path as a prefix: "/a/b" -> "/a/b/"; "" -> "/". The caller's. */
-char *cp_sign_in_prefix(const char *path);
-/* Whether the sidecar can reach u with a sign-in (https, port 443, a valid name); a debug line
- * naming source when not. */
-bool cp_sign_in_reachable(const struct cp_url *u, const char *source);
-
 /* ---- ${NAME} (sign-in-expand.c) ---- */
 
+/* ${NAME} in value replaced from the environment, as npm and Yarn do (\${NAME} stays as
+ * written); $NAME too when bare is set, as Bun does. NULL when a variable is unset, its name in
+ * *missing_out (the caller's). The caller's: cp_free_secret. */
+char *cp_sign_in_expand(const char *value, bool bare, char **missing_out);
 /* value expanded (cp_sign_in_expand), or NULL with a debug line naming the variable, never a
  * value; what says which setting held it. The caller's (cp_free_secret). */
 char *cp_sign_in_expanded(const char *value, bool bare, const char *source, const char *what);

@@ -1,105 +1,13 @@
 /* Collects the sign-ins: each source's readers (signin-read.c) turned into a host, a path
- * prefix and the Authorization header's value. Only https on port 443 counts, the one way the
- * sidecar reaches anything. The first sign-in for a host and prefix wins, and the sources are
- * read in the order the clients themselves give: the project's .npmrc before ~/.npmrc. */
+ * prefix and the Authorization header's value, added to the list (sign-ins-list.c). The first
+ * sign-in for a host and prefix wins, and the sources are read in the order the clients
+ * themselves give: the project's .npmrc before ~/.npmrc. */
 #include "config.h"
 
-#include <string.h>
-#include <strings.h>
-
 #include "places/container/sign-ins-sources.h"
-#include "src/base/digest.h"
-#include "src/base/hostname.h"
+#include "places/container/sign-ins.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
-
-#define SIGN_INS_MAX 256 /* more than any person has; past it, the rest are not added */
-
-/* ---- the list ---- */
-
-bool cp_sign_ins_same(const struct cp_sign_in *a, const char *host, const char *prefix)
-{
-    return strcmp(a->host, host) == 0 && strcmp(a->prefix, prefix) == 0;
-}
-
-/* Takes authorization (wiped when not kept). */
-void cp_sign_ins_add(struct cp_sign_ins *s, const char *host, const char *prefix,
-                     char *authorization, const char *source)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (cp_sign_ins_same(&s->v[i], host, prefix)) {
-            cp_debug("%s: a sign-in for %s%s is already given by %s", source, host, prefix,
-                     s->v[i].source);
-            cp_free_secret(authorization);
-            return;
-        }
-    if (s->n >= SIGN_INS_MAX) {
-        cp_free_secret(authorization);
-        return;
-    }
-    s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-    s->v[s->n++] =
-        (struct cp_sign_in){xstrdup(host), xstrdup(prefix), authorization, xstrdup(source)};
-}
-
-char *cp_sign_in_basic(const char *user, const char *password)
-{
-    size_t n = strlen(user) + 1 + strlen(password);
-    char *pair = xasprintf("%s:%s", user, password);
-    cleanup_free char *b64 = cp_base64_encode(pair, n);
-    explicit_bzero(pair, n);
-    free(pair);
-    char *out = xasprintf("Basic %s", b64);
-    explicit_bzero(b64, strlen(b64));
-    return out;
-}
-
-/* "/a/b" -> "/a/b/"; "" -> "/". */
-char *cp_sign_in_prefix(const char *path)
-{
-    size_t n = strlen(path);
-    if (n == 0)
-        return xstrdup("/");
-    return path[n - 1] == '/' ? xstrdup(path) : xasprintf("%s/", path);
-}
-
-/* The host of an address the sidecar can reach with a sign-in: https, port 443, a valid name.
- * NULL, and a debug line naming source, otherwise. */
-bool cp_sign_in_reachable(const struct cp_url *u, const char *source)
-{
-    bool ok = u->https && (u->port == NULL || strcmp(u->port, "443") == 0) &&
-              cp_hostname_valid(u->host) && u->host[strlen(u->host) - 1] != '.';
-    if (!ok)
-        cp_debug("%s: a sign-in for %s is not added: the sidecar reaches https on port 443 only",
-                 source, u->host);
-    return ok;
-}
-
-/* Adds the sign-in for url. prefix_of turns the address's path into the prefix. */
-void cp_sign_ins_add_for_url(struct cp_sign_ins *s, const char *url, char *authorization,
-                             const char *source, char *(*prefix_of)(const char *))
-{
-    cleanup_url struct cp_url u = {0};
-    if (authorization == NULL)
-        return;
-    if (cp_url_parse(url, &u) < 0 || !cp_sign_in_reachable(&u, source)) {
-        cp_free_secret(authorization);
-        return;
-    }
-    cleanup_free char *prefix = prefix_of(u.path);
-    cp_sign_ins_add(s, u.host, prefix, authorization, source);
-}
-
-/* The Basic header of the user:password in url, or NULL. */
-char *cp_sign_in_url_basic(const char *url)
-{
-    cleanup_url struct cp_url u = {0};
-    if (cp_url_parse(url, &u) < 0 || u.user == NULL || u.password == NULL)
-        return NULL;
-    return cp_sign_in_basic(u.user, u.password);
-}
-
-/* ---- all of them ---- */
 
 struct source {
     char *path;
@@ -147,24 +55,4 @@ int cp_sign_ins_for(const char *workdir, struct cp_sign_ins *out, cp_error_t *er
     if (cp_settings_sources_from_env(workdir, &home, &src, err) < 0)
         return cp_error_code(err);
     return cp_sign_ins_collect(&src, out, err);
-}
-
-bool cp_sign_ins_has(const struct cp_sign_ins *s, const char *host)
-{
-    for (size_t i = 0; s != NULL && i < s->n; i++)
-        if (strcasecmp(s->v[i].host, host) == 0)
-            return true;
-    return false;
-}
-
-void cp_sign_ins_dispose(struct cp_sign_ins *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->v[i].host);
-        free(s->v[i].prefix);
-        cp_free_secret(s->v[i].authorization);
-        free(s->v[i].source);
-    }
-    free(s->v);
-    *s = (struct cp_sign_ins){0};
 }
