@@ -1,11 +1,19 @@
-/* What a remote place gives the shared run (mirror/remote-run.h): a way to connect, run the
- * person's command there, and stop it. The mirror knows no place; ssh:HOST and cloud
- * implement these ops, a test a fake one over the local transport. */
+/* What a remote place gives the shared run (mirror/remote-run.h): a way to connect, and a way
+ * to run the person's command there. The mirror knows no place; ssh:HOST and cloud implement
+ * these ops, a test a fake one over the local transport.
+ *
+ * Nothing else is the place's. The copy's lock there is the run's (mirror/remote-lock.h):
+ * whether it is a lease follows the transport, and the run has the transport guard every far
+ * script with it. A stop is the run's too: stop_fd, handed to both ops, and the signal it
+ * carries. There is no stop op: a stop comes while the exec waits on its command, and only the
+ * exec can end that command before it lets go of it (ssh: its group killed on a channel of its
+ * own, then the command's channel closed; cloud: its session deleted). */
 #ifndef CONCH_MIRROR_EXEC_H
 #define CONCH_MIRROR_EXEC_H
 
 #include <stdbool.h>
 
+#include "mirror/remote-lock.h"
 #include "mirror/transport.h"
 #include "src/base/error.h"
 
@@ -24,36 +32,20 @@ struct cp_remote_exec {
     const char *far_root;
     bool interactive; /* -i: standard input passed on; else the command reads none */
     int stop_fd;      /* readable: stop the command (a signal, or the keeper's client) */
-    /* The exec calls stop when stop_fd becomes readable, before it lets go of the command, and
-     * then returns CP_ERR_INTERRUPTED: it ends the far command's group (the place's stop). */
-    void (*stop)(const struct cp_remote_exec *x);
-    /* A leased lock (cloud) must be renewed while the command runs: the exec calls renew at
-     * least every 30 s. Non-zero: the lease was lost, the run ends. */
-    int (*renew)(const struct cp_remote_exec *x, cp_error_t *err);
-    void *run; /* the shared run's own, for stop and renew */
+    /* The copy's lock there. A lease must be renewed while the command runs: the exec calls
+     * cp_far_lock_renew at least every 30 s (nothing for a held lock); a failure ends it. */
+    struct cp_far_lock *lock;
 };
 
 struct cp_remote_ops {
-    /* false: the far lock is held by a far shell while its stream is open (ssh); true: it is a
-     * lease renewed by every far script and during the command (cloud: no stream outlives a
-     * request). */
-    bool lease;
-    /* Connects (or takes up a kept connection), after the lock here. stop_fd as in exec. */
+    /* Connects (or takes up a kept connection), after the lock here. Every wait of the
+     * transport it gives ends when stop_fd becomes readable (CP_ERR_INTERRUPTED). */
     int (*connect)(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err);
-    /* With a lease: the shell text to put before every far script from now on (it renews the
-     * lease, or ends the script when the lease is lost). NULL when the lock is held. */
-    void (*guard)(void *place, const char *guard);
     /* Runs x->argv in x->far_root: its standard output to ours, its error to ours, kept apart;
      * our standard input passed on with x->interactive. *status_out is its exit code, or
-     * 128 + the signal that ended it. */
+     * 128 + the signal that ended it. When x->stop_fd becomes readable, the exec ends the far
+     * command's process group before it lets go of it, and returns CP_ERR_INTERRUPTED. */
     int (*exec)(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err);
-    /* Ends the far command's process group (Ctrl-C, SIGTERM). NULL: the exec's own ending
-     * of the command suffices. */
-    void (*stop)(void *place);
-    /* Called once before the far lock is let go, to bound the waits of letting go. NULL: none. */
-    void (*closing)(void *place);
-    /* The signal a stop came with. NULL: this process's (cp_signals_caught). */
-    int (*stop_signal)(void *place);
 };
 
 #endif

@@ -18,7 +18,9 @@ struct cp_remote_args {
     const char *manifest_path; /* cp_manifest_path(place, chat) */
     char *const *argv;         /* the command */
     bool interactive;          /* -i */
-    int stop_fd;               /* readable: stop the run (the keeper's client); -1: signals */
+    /* Readable: stop the run; it holds one byte, the signal that stopped the asker (the
+     * keeper's client; its end: SIGHUP, it went away). -1: this process's signals. */
+    int stop_fd;
     /* The mirror's lines for the person (refusals, conflicts); NULL: "mirror: LINE". */
     void (*say)(void *ctx, const char *line);
     /* Whose "protected" additions the mirror honours too (one list for box and mirror); NULL:

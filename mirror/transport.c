@@ -46,6 +46,18 @@ void cp_transport_free(struct cp_transport *t)
         t->ops->free(t);
 }
 
+void cp_transport_guard(struct cp_transport *t, const char *text)
+{
+    if (t->ops->guard != NULL)
+        t->ops->guard(t, text);
+}
+
+void cp_transport_closing(struct cp_transport *t)
+{
+    if (t != NULL && t->ops->closing != NULL)
+        t->ops->closing(t);
+}
+
 void cp_cleanup_remotep(struct cp_remote **r)
 {
     cp_remote_free(*r);

@@ -3,6 +3,7 @@
 #ifndef CONCH_MIRROR_TRANSPORT_H
 #define CONCH_MIRROR_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -12,6 +13,11 @@ struct cp_transport;
 struct cp_remote;
 
 struct cp_transport_ops {
+    /* true: each far script runs as one request once its standard input is closed, and nothing
+     * of it outlives that request (cloud). No open stream there can hold the copy's lock, so
+     * the mirror's lock is a lease (mirror/remote-lock.h), and such a transport gives guard.
+     * false: a far script lives as long as its streams (ssh, local). */
+    bool batch;
     /* Starts `/bin/sh -c SCRIPT conch-mirror ARGV...` on the far side. The script text and the
      * arguments are the mirror's own; the transport quotes them for its channel. File names
      * never travel in argv, only in the streams. */
@@ -32,6 +38,12 @@ struct cp_transport_ops {
     void (*remote_free)(struct cp_remote *r);
     /* Frees the transport. */
     void (*free)(struct cp_transport *t);
+    /* A batch transport's (NULL elsewhere): shell text to run in the far shell before every
+     * far script from now on (NULL: none). The far lease's guard (mirror/remote-lock.h). */
+    void (*guard)(struct cp_transport *t, const char *text);
+    /* The run lets go from now on: what runs next (the far lock's release) runs even after a
+     * stop, its waits bounded. NULL: nothing changes. */
+    void (*closing)(struct cp_transport *t);
 };
 
 /* A transport is its ops plus the implementation's state behind it. */
@@ -53,6 +65,9 @@ ssize_t cp_remote_read_stderr(struct cp_remote *r, void *buf, size_t len, cp_err
 int cp_remote_wait(struct cp_remote *r, int *status_out, cp_error_t *err);
 void cp_remote_free(struct cp_remote *r);
 void cp_transport_free(struct cp_transport *t);
+/* The optional ops above; nothing where the transport has none. */
+void cp_transport_guard(struct cp_transport *t, const char *text);
+void cp_transport_closing(struct cp_transport *t);
 
 void cp_cleanup_remotep(struct cp_remote **r);
 void cp_cleanup_transportp(struct cp_transport **t);

@@ -210,7 +210,7 @@ static int pump(struct stream *s, int *status_out, cp_error_t *err)
             return CP_ERR_INTERRUPTED;
         if (time(NULL) - s->renewed >= 30) { /* the copy's lease outlives a long command */
             s->renewed = time(NULL);
-            if (s->x->renew != NULL && s->x->renew(s->x, err) < 0)
+            if (cp_far_lock_renew(s->x->lock, err) < 0)
                 return cp_error_code(err);
         }
         int sent = take_input(s, err);

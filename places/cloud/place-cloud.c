@@ -1,7 +1,7 @@
 /* The cloud place: the chat's Daytona sandbox, the work folder mirrored there and back, the
  * command run through a session so its output arrives apart and as it is produced. The run's
  * steps are the shared remote run's (mirror/remote-run.h); this file gives its cloud ops:
- * connect (API, sandbox, toolbox), the lease's guard, exec. */
+ * connect (API, sandbox, toolbox) and exec. */
 #include "config.h"
 
 #include <stdio.h>
@@ -120,19 +120,6 @@ static int cloud_connect(void *place, int stop_fd, struct cp_remote_link *out, c
     return 0;
 }
 
-static void cloud_guard(void *place, const char *guard)
-{
-    struct cloud_state *s = place;
-    cp_transport_daytona_guard(s->transport, guard);
-}
-
-static void cloud_closing(void *place)
-{
-    struct cloud_state *s = place;
-    if (s->transport != NULL)
-        cp_transport_daytona_closing(s->transport);
-}
-
 /* `cd ROOT && exec ARGV...` in a shell of its own: 126 and 127 as a shell gives them. */
 static char *command_text(const char *root, char *const *argv)
 {
@@ -192,7 +179,7 @@ static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x,
     while (!done && rc == 0) {
         if (time(NULL) - renewed >= 30) { /* the copy's lease outlives a long command */
             renewed = time(NULL);
-            rc = x->renew(x, err);
+            rc = cp_far_lock_renew(x->lock, err);
             if (rc < 0)
                 break;
         }
@@ -213,7 +200,7 @@ static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x,
 }
 
 /* The command in a session of its own; deleting the session ends it if still running (a
- * stop), so the place needs no stop op. With -i, its streams go through chunk files. */
+ * stop). With -i, its streams go through chunk files. */
 static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
 {
     struct cloud_state *s = place;
@@ -239,11 +226,8 @@ static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_o
 }
 
 static const struct cp_remote_ops cloud_ops = {
-    .lease = true,
     .connect = cloud_connect,
-    .guard = cloud_guard,
     .exec = cloud_exec,
-    .closing = cloud_closing,
 };
 
 /* Nothing is reached yet: the run (mirror/remote-run.h) connects after the lock here. */

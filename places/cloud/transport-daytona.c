@@ -203,7 +203,20 @@ static void dt_free(struct cp_transport *base)
     free(t);
 }
 
+static void dt_guard(struct cp_transport *base, const char *guard)
+{
+    struct dt_transport *t = (struct dt_transport *)base;
+    free(t->guard);
+    t->guard = guard != NULL ? xstrdup(guard) : NULL;
+}
+
+static void dt_closing(struct cp_transport *base)
+{
+    ((struct dt_transport *)base)->closing = true;
+}
+
 static const struct cp_transport_ops dt_ops = {
+    .batch = true, /* one execute per far script */
     .start = dt_start,
     .write_stdin = dt_write,
     .close_stdin = dt_close_stdin,
@@ -212,6 +225,8 @@ static const struct cp_transport_ops dt_ops = {
     .wait = dt_wait,
     .remote_free = dt_remote_free,
     .free = dt_free,
+    .guard = dt_guard,
+    .closing = dt_closing,
 };
 
 int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct cp_transport **out,
@@ -224,16 +239,4 @@ int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct c
     t->io_dir = xstrdup(io_dir);
     *out = &t->base;
     return 0;
-}
-
-void cp_transport_daytona_guard(struct cp_transport *base, const char *guard)
-{
-    struct dt_transport *t = (struct dt_transport *)base;
-    free(t->guard);
-    t->guard = guard != NULL ? xstrdup(guard) : NULL;
-}
-
-void cp_transport_daytona_closing(struct cp_transport *base)
-{
-    ((struct dt_transport *)base)->closing = true;
 }

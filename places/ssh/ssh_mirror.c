@@ -267,6 +267,13 @@ static void ssh_transport_free(struct cp_transport *t)
     free(t);
 }
 
+/* The far lock's shell sees its input end; never waited for long. */
+static void ssh_closing(struct cp_transport *base)
+{
+    struct ssh_transport *t = (struct ssh_transport *)base;
+    libssh2_session_set_timeout(t->s->lib, 3000);
+}
+
 static const struct cp_transport_ops ssh_ops = {
     .start = ssh_start,
     .write_stdin = ssh_write,
@@ -276,6 +283,7 @@ static const struct cp_transport_ops ssh_ops = {
     .wait = ssh_wait,
     .remote_free = ssh_remote_free,
     .free = ssh_transport_free,
+    .closing = ssh_closing,
 };
 
 int cp_ssh_transport_new(struct cp_ssh_session *s, struct cp_transport **out, cp_error_t *err)

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,6 @@
 #include "places/ssh/ssh_session_int.h"
 #include "src/base/digest.h"
 #include "src/base/log.h"
-#include "src/base/signals.h"
 #include "src/base/util.h"
 
 /* $1 pgid file, $2 copy, $3 "i" to pass standard input on, then the command. sshd made this
@@ -64,7 +62,7 @@ struct ssh_remote {
 
 static void remote_dispose(struct ssh_remote *s)
 {
-    if (s->session != NULL) /* ssh_closing bounded the lock's letting go */
+    if (s->session != NULL) /* the transport's closing bounded the lock's letting go */
         libssh2_session_set_timeout(s->session->lib, 0);
     cp_transport_free(s->transport);
     if (s->session != NULL)
@@ -198,9 +196,9 @@ static int ssh_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_
 }
 
 /* Ctrl-C: the far group is ended on a channel of its own, then ours is closed. */
-static void ssh_stop(void *place)
+static void stop_far_group(void *ctx)
 {
-    struct ssh_remote *s = place;
+    struct ssh_remote *s = ctx;
     char *args[] = {s->far_pgid, NULL};
     cleanup_free char *command = cp_ssh_shell_command(kill_script, "conch-kill", args);
     LIBSSH2_SESSION *lib = s->session->lib;
@@ -214,12 +212,6 @@ static void ssh_stop(void *place)
         while (libssh2_channel_read(ch, buf, sizeof(buf)) > 0)
             ;
     libssh2_session_set_timeout(lib, 0);
-}
-
-static void exec_on_stop(void *ctx)
-{
-    const struct cp_remote_exec *x = ctx;
-    x->stop(x);
 }
 
 static int ssh_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
@@ -239,37 +231,14 @@ static int ssh_exec(void *place, const struct cp_remote_exec *x, int *status_out
                            .out = cp_ssh_sink_stdout,
                            .err = cp_ssh_sink_stderr,
                            .stop_fd = &stop_fd,
-                           .on_stop = exec_on_stop,
-                           .stop_ctx = (void *)x};
+                           .on_stop = stop_far_group,
+                           .stop_ctx = s};
     return cp_ssh_exec(s->session, command, &io, status_out, err);
 }
 
-/* The lock's shell sees its input end; never waited for long. */
-static void ssh_closing(void *place)
-{
-    struct ssh_remote *s = place;
-    if (s->session != NULL)
-        libssh2_session_set_timeout(s->session->lib, 3000);
-}
-
-/* The keeper's client says with one byte which signal stopped it (SIGHUP: it went away). */
-static int ssh_stop_signal(void *place)
-{
-    struct ssh_remote *s = place;
-    int fd = s->reach->stop_fd;
-    if (fd < 0)
-        return cp_signals_caught();
-    unsigned char sig = 0;
-    return read(fd, &sig, 1) == 1 && sig > 0 && sig < 65 ? sig : SIGHUP;
-}
-
 static const struct cp_remote_ops ssh_ops = {
-    .lease = false,
     .connect = ssh_connect,
     .exec = ssh_exec,
-    .stop = ssh_stop,
-    .closing = ssh_closing,
-    .stop_signal = ssh_stop_signal,
 };
 
 static void say_line(void *ctx, const char *line)

@@ -1,6 +1,6 @@
-/* The ssh:HOST place's ops for the shared remote run (mirror/exec.h): connect, exec, stop,
- * and the far layout they share. Used by the place (a run alone) and by the keeper (a run
- * over its kept session); it calls neither. */
+/* The ssh:HOST place's ops for the shared remote run (mirror/exec.h): connect and exec (which
+ * ends the far command's group itself on a stop), and the far layout they share. Used by the place
+ * (a run alone) and by the keeper (a run over its kept session); it calls neither. */
 #ifndef CONCH_SSH_REMOTE_H
 #define CONCH_SSH_REMOTE_H
 
