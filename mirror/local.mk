@@ -13,7 +13,7 @@ libconch_la_SOURCES += \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.c mirror/mirror.h \
 	mirror/remote-lock.c mirror/remote-lock.h \
-	mirror/exec.h mirror/remote-run.c mirror/remote-run.h \
+	mirror/far-place.h mirror/remote-run.c mirror/remote-run.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c

@@ -41,14 +41,14 @@ static struct cp_limits limits_of(const struct cp_mirror_opts *o)
 }
 
 /* Reads a stream to its end, keeping at most max bytes; over max is an error when strict. */
-static int read_all(struct cp_remote *r, bool from_stderr, size_t max, bool strict,
+static int read_all(struct cp_far_proc *r, bool from_stderr, size_t max, bool strict,
                     struct cp_buf *out, cp_error_t *err)
 {
     char chunk[64 * 1024];
     cp_buf_init(out, max);
     for (;;) {
-        ssize_t n = from_stderr ? cp_remote_read_stderr(r, chunk, sizeof(chunk), err)
-                                : cp_remote_read(r, chunk, sizeof(chunk), err);
+        ssize_t n = from_stderr ? cp_far_proc_read_stderr(r, chunk, sizeof(chunk), err)
+                                : cp_far_proc_read(r, chunk, sizeof(chunk), err);
         if (n < 0)
             return cp_error_code(err);
         if (n == 0)
@@ -60,12 +60,12 @@ static int read_all(struct cp_remote *r, bool from_stderr, size_t max, bool stri
 }
 
 /* Collects the far side's held-back error output and its status; non-zero is a failure. */
-static int far_finish(struct cp_remote *r, const char *what, cp_error_t *err)
+static int far_finish(struct cp_far_proc *r, const char *what, cp_error_t *err)
 {
     cleanup_buf struct cp_buf eb;
     int status = -1;
     if (read_all(r, true, FAR_STDERR_MAX, false, &eb, err) < 0 ||
-        cp_remote_wait(r, &status, err) < 0)
+        cp_far_proc_wait(r, &status, err) < 0)
         return cp_error_wrap(err, "while %s", what);
     if (status == 0)
         return 0;
@@ -78,10 +78,10 @@ static int far_finish(struct cp_remote *r, const char *what, cp_error_t *err)
 }
 
 static int run_script(struct cp_transport *t, const char *script, const char *far_root,
-                      struct cp_remote **out, cp_error_t *err)
+                      struct cp_far_proc **out, cp_error_t *err)
 {
     const char *argv[] = {far_root, NULL};
-    return cp_remote_start(t, script, argv, out, err);
+    return cp_far_proc_start(t, script, argv, out, err);
 }
 
 /* ---- the far copy's identity (issue 9) ---- */
@@ -253,11 +253,11 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
                          struct push_plan *p, struct cp_listing *there,
                          struct cp_mirror_report *rep, cp_error_t *err)
 {
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf out;
     cp_buf_init(&out, 0);
     const char *argv[] = {o->far_root, new_id, NULL};
-    if (cp_remote_start(t, cp_far_unpack_script, argv, &r, err) < 0)
+    if (cp_far_proc_start(t, cp_far_unpack_script, argv, &r, err) < 0)
         return cp_error_wrap(err, "while starting the far side's unpack");
     uint64_t total = 0;
     for (size_t i = 0; i < p->nsend; i++)
@@ -268,7 +268,7 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
                           &progress, err);
     cp_progress_end(&progress);
     if (rc == 0)
-        rc = cp_remote_close_stdin(r, err);
+        rc = cp_far_proc_close_stdin(r, err);
     if (rc == 0)
         rc = read_all(r, false, LISTING_MAX, true, &out, err);
     /* The far side's own words explain a broken stream better than EPIPE does. */
@@ -366,11 +366,12 @@ int cp_mirror_push(struct cp_transport *t, const struct cp_mirror_opts *o,
 static int far_probe(struct cp_transport *t, const struct cp_mirror_opts *o, size_t max_files,
                      struct cp_mirror_session *s, cp_error_t *err)
 {
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf out;
     cp_buf_init(&out, 0);
     if (run_script(t, cp_far_list_script, o->far_root, &r, err) < 0 ||
-        cp_remote_close_stdin(r, err) < 0 || read_all(r, false, LISTING_MAX, true, &out, err) < 0 ||
+        cp_far_proc_close_stdin(r, err) < 0 ||
+        read_all(r, false, LISTING_MAX, true, &out, err) < 0 ||
         far_finish(r, "listing the far copy", err) < 0)
         return cp_error_wrap(err, "while listing the far copy");
     return cp_mirror_session_parse(s, out.data, out.len, max_files, err);
@@ -440,7 +441,7 @@ static void plan_pull(const struct cp_listing *there, const struct cp_manifest *
 }
 
 struct source {
-    struct cp_remote *r;
+    struct cp_far_proc *r;
     cp_error_t *err;
     struct cp_progress progress;
     char buf[64 * 1024];
@@ -449,7 +450,7 @@ struct source {
 static la_ssize_t source_read(struct archive *a, void *ctx, const void **out)
 {
     struct source *s = ctx;
-    ssize_t n = cp_remote_read(s->r, s->buf, sizeof(s->buf), s->err);
+    ssize_t n = cp_far_proc_read(s->r, s->buf, sizeof(s->buf), s->err);
     if (n < 0) {
         archive_set_error(a, EIO, "the stream from the far side broke");
         return -1;
@@ -481,10 +482,10 @@ static int pull_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     cleanup_buf struct cp_buf list;
     cleanup_buf struct cp_buf trailer;
     cp_buf_init(&trailer, 0);
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     if (ask_list(p, &list, err) < 0 ||
         run_script(t, cp_far_pack_script, o->far_root, &r, err) < 0 ||
-        cp_remote_write(r, list.data, list.len, err) < 0 || cp_remote_close_stdin(r, err) < 0)
+        cp_far_proc_write(r, list.data, list.len, err) < 0 || cp_far_proc_close_stdin(r, err) < 0)
         return cp_error_code(err);
     cleanup_free struct source *s = xcalloc(1, sizeof(*s));
     s->r = r;

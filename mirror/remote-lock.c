@@ -73,12 +73,12 @@ static char *new_token(void)
     return hex;
 }
 
-static int read_answer(struct cp_remote *r, struct cp_buf *out, cp_error_t *err)
+static int read_answer(struct cp_far_proc *r, struct cp_buf *out, cp_error_t *err)
 {
     char chunk[64 * 1024];
     cp_buf_init(out, LOCK_ANSWER_MAX);
     for (;;) {
-        ssize_t n = cp_remote_read(r, chunk, sizeof(chunk), err);
+        ssize_t n = cp_far_proc_read(r, chunk, sizeof(chunk), err);
         if (n < 0)
             return cp_error_code(err);
         if (n == 0)
@@ -112,11 +112,11 @@ static int try_lock(struct cp_far_lock *l, const char *place, struct cp_mirror_s
                     char **who, cp_error_t *err)
 {
     const char *argv[] = {l->path, l->root, l->lease ? "lease" : "hold", l->token, NULL};
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, 0);
-    if (cp_remote_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
-        (l->lease && cp_remote_close_stdin(r, err) < 0) || read_answer(r, &b, err) < 0)
+    if (cp_far_proc_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
+        (l->lease && cp_far_proc_close_stdin(r, err) < 0) || read_answer(r, &b, err) < 0)
         return cp_error_wrap(err, "while taking the copy's lock on %s", place);
     const char *nl = b.data != NULL ? memchr(b.data, '\n', b.len) : NULL;
     cleanup_free char *line =
@@ -134,7 +134,7 @@ static int try_lock(struct cp_far_lock *l, const char *place, struct cp_mirror_s
         return cp_error_wrap(err, "while reading the copy's listing on %s", place);
     if (l->lease) {
         int status = 0;
-        if (cp_remote_wait(r, &status, err) < 0)
+        if (cp_far_proc_wait(r, &status, err) < 0)
             return cp_error_code(err);
     } else {
         l->holder = steal_pointer(&r); /* its stream open is the lock held */
@@ -179,14 +179,14 @@ int cp_far_lock_take(struct cp_transport *t, const char *lock_path, const char *
 static int lock_script(struct cp_far_lock *l, const char *mode, int *status, cp_error_t *err)
 {
     const char *argv[] = {l->path, l->root, mode, l->token, NULL};
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     char sink[256];
-    if (cp_remote_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
-        cp_remote_close_stdin(r, err) < 0)
+    if (cp_far_proc_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
+        cp_far_proc_close_stdin(r, err) < 0)
         return cp_error_code(err);
-    while (cp_remote_read(r, sink, sizeof(sink), err) > 0)
+    while (cp_far_proc_read(r, sink, sizeof(sink), err) > 0)
         ;
-    return cp_remote_wait(r, status, err);
+    return cp_far_proc_wait(r, status, err);
 }
 
 int cp_far_lock_renew(struct cp_far_lock *l, cp_error_t *err)
@@ -218,8 +218,8 @@ void cp_far_lock_release(struct cp_far_lock *l)
     cp_transport_closing(l->t);
     if (l->holder != NULL) {
         cleanup_error cp_error_t e = NULL;
-        cp_remote_close_stdin(l->holder, &e);
-        cp_remote_free(l->holder);
+        cp_far_proc_close_stdin(l->holder, &e);
+        cp_far_proc_free(l->holder);
         l->holder = NULL;
     } else if (l->held && l->lease) {
         cleanup_error cp_error_t e = NULL;

@@ -24,8 +24,8 @@ int cp_remote_lock_here(const char *manifest_path, const char *place, int stop_f
  * cloud), it is a lease of 2 minutes: the guard renews it before every far script, and the
  * place's exec renews it while the command runs. */
 struct cp_far_lock {
-    struct cp_transport *t;   /* borrowed: the way there, to renew and let go */
-    struct cp_remote *holder; /* held: the far shell that holds it; NULL once released */
+    struct cp_transport *t;     /* borrowed: the way there, to renew and let go */
+    struct cp_far_proc *holder; /* held: the far shell that holds it; NULL once released */
     char *path, *root, *token;
     bool lease, held;
 };

@@ -19,13 +19,13 @@
 #include "src/base/run-report.h"
 
 struct run {
-    const struct cp_remote_ops *ops;
+    const struct cp_far_place_ops *ops;
     void *place;
     const struct cp_remote_args *a;
     int stop_fd;
     int local_lock;
     int rootfd;
-    struct cp_remote_link link;
+    struct cp_far_link link;
     struct cp_far_lock flock;
     struct cp_mirror_session mirror; /* what the push learned, for the pull */
     struct cp_config own_config;     /* read here when the place gave none */
@@ -109,11 +109,11 @@ static int lock_and_push(struct run *r, cp_error_t *err)
 static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
 {
     const char *where = r->link.where;
-    struct cp_remote_exec x = {.argv = r->a->argv,
-                               .far_root = r->link.far_root,
-                               .interactive = r->a->interactive,
-                               .stop_fd = r->stop_fd,
-                               .lock = &r->flock};
+    struct cp_far_exec x = {.argv = r->a->argv,
+                            .far_root = r->link.far_root,
+                            .interactive = r->a->interactive,
+                            .stop_fd = r->stop_fd,
+                            .lock = &r->flock};
     cp_debug("%s: running", where);
     int rc = r->ops->exec(r->place, &x, status_out, err);
     cp_run_report_stage("command");
@@ -147,7 +147,7 @@ static int stop_signal(const struct cp_remote_args *a)
     return read(a->stop_fd, &sig, 1) == 1 && sig > 0 && sig < 65 ? sig : SIGHUP;
 }
 
-int cp_remote_run(const struct cp_remote_ops *ops, void *place, const struct cp_remote_args *a,
+int cp_remote_run(const struct cp_far_place_ops *ops, void *place, const struct cp_remote_args *a,
                   int *status_out, cp_error_t *err)
 {
     struct run r __attribute__((cleanup(run_dispose))) = {

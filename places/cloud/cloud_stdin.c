@@ -43,7 +43,7 @@ static const char far_script[] =
 
 struct stream {
     struct cp_toolbox *tb;
-    const struct cp_remote_exec *x; /* the run's: its lease renewed while the command runs */
+    const struct cp_far_exec *x; /* the run's: its lease renewed while the command runs */
     time_t renewed;
     const char *io, *sid;
     char *cid;
@@ -242,7 +242,7 @@ static int pump(struct stream *s, int *status_out, cp_error_t *err)
 }
 
 int cp_cloud_run_streamed(struct cp_toolbox *tb, const char *sid, const char *io,
-                          const struct cp_remote_exec *x, int in_fd, int out_fd, int err_fd,
+                          const struct cp_far_exec *x, int in_fd, int out_fd, int err_fd,
                           int *status_out, cp_error_t *err)
 {
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";

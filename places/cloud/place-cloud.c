@@ -94,7 +94,7 @@ static int find_sandbox(struct cp_daytona *d, const char *chat, struct cp_sandbo
 /* The API, the chat's sandbox and its toolbox, after the lock here. The sandbox's id is the
  * copy's place: a sandbox made anew (removed after 30 days unused) is another place, its copy
  * sent whole, nothing deleted. */
-static int cloud_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err)
+static int cloud_connect(void *place, int stop_fd, struct cp_far_link *out, cp_error_t *err)
 {
     (void)stop_fd; /* every wait here polls this process's signals */
     struct cloud_state *s = place;
@@ -112,11 +112,11 @@ static int cloud_connect(void *place, int stop_fd, struct cp_remote_link *out, c
     cleanup_free char *io = xasprintf("%s/.conch-io", s->far_root);
     if (cp_transport_daytona_new(&s->tb, io, &s->transport, err) < 0)
         return cp_error_code(err);
-    *out = (struct cp_remote_link){.transport = s->transport,
-                                   .far_root = s->copy,
-                                   .far_lock = s->lock,
-                                   .place_id = s->place_id,
-                                   .where = s->where};
+    *out = (struct cp_far_link){.transport = s->transport,
+                                .far_root = s->copy,
+                                .far_lock = s->lock,
+                                .place_id = s->place_id,
+                                .where = s->where};
     return 0;
 }
 
@@ -165,7 +165,7 @@ static int poll_logs(struct cloud_state *s, const char *sid, const char *cid, st
 }
 
 /* Polls the command and its logs until it ends; a command may outlast any one request. */
-static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x, const char *sid,
+static int follow_command(struct cloud_state *s, const struct cp_far_exec *x, const char *sid,
                           const char *cid, int *status_out, cp_error_t *err)
 {
     struct follow f = {0};
@@ -201,7 +201,7 @@ static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x,
 
 /* The command in a session of its own; deleting the session ends it if still running (a
  * stop). With -i, its streams go through chunk files. */
-static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
+static int cloud_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
     struct cloud_state *s = place;
     cleanup_free char *cmd = command_text(x->far_root, x->argv);
@@ -225,7 +225,7 @@ static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_o
     return r;
 }
 
-static const struct cp_remote_ops cloud_ops = {
+static const struct cp_far_place_ops cloud_far_ops = {
     .connect = cloud_connect,
     .exec = cloud_exec,
 };
@@ -261,7 +261,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
                                      .stop_fd = -1,
                                      .say = say_line,
                                      .config = req->config};
-    return cp_remote_run(&cloud_ops, s, &a, status_out, err);
+    return cp_remote_run(&cloud_far_ops, s, &a, status_out, err);
 }
 
 static void cloud_release(void *state)

@@ -26,8 +26,8 @@ struct dt_transport {
     unsigned seq;
 };
 
-struct dt_remote {
-    struct cp_remote base;
+struct dt_proc {
+    struct cp_far_proc base;
     struct dt_transport *t;
     char *command; /* `sh -c SCRIPT conch-mirror ARGS...`, quoted */
     char *io;      /* this command's folder of stream files */
@@ -62,26 +62,26 @@ static char *script_command(const char *script, const char *const *argv)
 }
 
 static int dt_start(struct cp_transport *base, const char *script, const char *const *argv,
-                    struct cp_remote **out, cp_error_t *err)
+                    struct cp_far_proc **out, cp_error_t *err)
 {
     struct dt_transport *t = (struct dt_transport *)base;
-    struct dt_remote *r = xcalloc(1, sizeof(*r));
+    struct dt_proc *r = xcalloc(1, sizeof(*r));
     r->base.ops = &dt_ops;
     r->t = t;
     r->in_fd = r->out_fd = r->err_fd = -1;
     r->command = script_command(script, argv);
     r->io = xasprintf("%s/%ld-%u", t->io_dir, (long)getpid(), t->seq++);
     if (spool(&r->in_fd, err) < 0 || spool(&r->out_fd, err) < 0 || spool(&r->err_fd, err) < 0) {
-        dt_ops.remote_free(&r->base);
+        dt_ops.proc_free(&r->base);
         return cp_error_code(err);
     }
     *out = &r->base;
     return 0;
 }
 
-static int dt_write(struct cp_remote *base, const void *buf, size_t len, cp_error_t *err)
+static int dt_write(struct cp_far_proc *base, const void *buf, size_t len, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (r->ran || r->in_len + len > STDIN_MAX)
         return cp_error_make(err, CP_ERR_TOO_BIG, 0, "more input than the far side takes");
     if (cp_write_all(r->in_fd, buf, len) < 0)
@@ -90,7 +90,7 @@ static int dt_write(struct cp_remote *base, const void *buf, size_t len, cp_erro
     return 0;
 }
 
-static char *far_command(struct dt_remote *r)
+static char *far_command(struct dt_proc *r)
 {
     cleanup_free char *io = cp_shell_quote(r->io);
     const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
@@ -101,7 +101,7 @@ static char *far_command(struct dt_remote *r)
     return xasprintf("sh -c %s", q);
 }
 
-static int fetch(struct dt_remote *r, const char *name, int fd, size_t max, cp_error_t *err)
+static int fetch(struct dt_proc *r, const char *name, int fd, size_t max, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("%s/%s", r->io, name);
     if (cp_toolbox_download(r->t->tb, path, fd, max, err) < 0)
@@ -112,7 +112,7 @@ static int fetch(struct dt_remote *r, const char *name, int fd, size_t max, cp_e
 }
 
 /* The one round trip: input up, the script run, its output down. */
-static int run_once(struct dt_remote *r, cp_error_t *err)
+static int run_once(struct dt_proc *r, cp_error_t *err)
 {
     if (r->ran)
         return 0;
@@ -136,9 +136,9 @@ static int run_once(struct dt_remote *r, cp_error_t *err)
     return 0;
 }
 
-static int dt_close_stdin(struct cp_remote *base, cp_error_t *err)
+static int dt_close_stdin(struct cp_far_proc *base, cp_error_t *err)
 {
-    return run_once((struct dt_remote *)base, err);
+    return run_once((struct dt_proc *)base, err);
 }
 
 static ssize_t read_spool(int fd, void *buf, size_t len, cp_error_t *err)
@@ -152,34 +152,34 @@ static ssize_t read_spool(int fd, void *buf, size_t len, cp_error_t *err)
     }
 }
 
-static ssize_t dt_read_stdout(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t dt_read_stdout(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (run_once(r, err) < 0)
         return cp_error_code(err);
     return read_spool(r->out_fd, buf, len, err);
 }
 
-static ssize_t dt_read_stderr(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t dt_read_stderr(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (run_once(r, err) < 0)
         return cp_error_code(err);
     return read_spool(r->err_fd, buf, len, err);
 }
 
-static int dt_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
+static int dt_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (run_once(r, err) < 0)
         return cp_error_code(err);
     *status_out = r->status;
     return 0;
 }
 
-static void dt_remote_free(struct cp_remote *base)
+static void dt_proc_free(struct cp_far_proc *base)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (r->ran) {
         cleanup_error cp_error_t cerr = NULL;
         cleanup_free char *io = cp_shell_quote(r->io);
@@ -223,7 +223,7 @@ static const struct cp_transport_ops dt_ops = {
     .read_stdout = dt_read_stdout,
     .read_stderr = dt_read_stderr,
     .wait = dt_wait,
-    .remote_free = dt_remote_free,
+    .proc_free = dt_proc_free,
     .free = dt_free,
     .guard = dt_guard,
     .closing = dt_closing,

@@ -22,8 +22,8 @@ struct ssh_transport {
     struct cp_ssh_session *s; /* borrowed */
 };
 
-struct ssh_remote {
-    struct cp_remote base;
+struct ssh_proc {
+    struct cp_far_proc base;
     struct cp_ssh_session *s;
     LIBSSH2_CHANNEL *ch;
     struct cp_buf errb; /* standard error, kept up to ERR_KEEP; the rest dropped */
@@ -32,7 +32,7 @@ struct ssh_remote {
     int status;
 };
 
-static const struct cp_transport_ops ssh_ops;
+static const struct cp_transport_ops ssh_transport_ops;
 
 static long idle_limit(const struct cp_ssh_session *s)
 {
@@ -66,7 +66,7 @@ int cp_ssh_wait_socket(struct cp_ssh_session *s, time_t *last_progress)
     return now - *last_progress > idle_limit(s) ? -1 : 0;
 }
 
-static int idle_error(struct ssh_remote *r, int why, cp_error_t *err)
+static int idle_error(struct ssh_proc *r, int why, cp_error_t *err)
 {
     if (why == -2)
         return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped");
@@ -75,7 +75,7 @@ static int idle_error(struct ssh_remote *r, int why, cp_error_t *err)
 }
 
 /* Moves what standard error holds into the buffer; -1 on a broken connection. */
-static int drain_stderr(struct ssh_remote *r)
+static int drain_stderr(struct ssh_proc *r)
 {
     char buf[16384];
     for (;;) {
@@ -89,13 +89,13 @@ static int drain_stderr(struct ssh_remote *r)
     }
 }
 
-static int broken(struct ssh_remote *r, cp_error_t *err, const char *what)
+static int broken(struct ssh_proc *r, cp_error_t *err, const char *what)
 {
     return cp_ssh_lib_error(r->s->lib, CP_ERR_UNREACHABLE, err, what);
 }
 
 static int ssh_start(struct cp_transport *base, const char *script, const char *const *argv,
-                     struct cp_remote **out, cp_error_t *err)
+                     struct cp_far_proc **out, cp_error_t *err)
 {
     struct ssh_transport *t = (struct ssh_transport *)base;
     size_t n = 0;
@@ -113,8 +113,8 @@ static int ssh_start(struct cp_transport *base, const char *script, const char *
     LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(t->s, command, err);
     if (ch == NULL)
         return cp_error_code(err);
-    struct ssh_remote *r = xcalloc(1, sizeof(*r));
-    r->base.ops = &ssh_ops;
+    struct ssh_proc *r = xcalloc(1, sizeof(*r));
+    r->base.ops = &ssh_transport_ops;
     r->s = t->s;
     r->ch = ch;
     cp_buf_init(&r->errb, ERR_KEEP + 1);
@@ -122,9 +122,9 @@ static int ssh_start(struct cp_transport *base, const char *script, const char *
     return 0;
 }
 
-static int ssh_write(struct cp_remote *base, const void *buf, size_t len, cp_error_t *err)
+static int ssh_write(struct cp_far_proc *base, const void *buf, size_t len, cp_error_t *err)
 {
-    struct ssh_remote *r = (struct ssh_remote *)base;
+    struct ssh_proc *r = (struct ssh_proc *)base;
     const char *p = buf;
     time_t last = time(NULL);
     libssh2_session_set_blocking(r->s->lib, 0);
@@ -147,9 +147,9 @@ static int ssh_write(struct cp_remote *base, const void *buf, size_t len, cp_err
     return rc;
 }
 
-static int ssh_close_stdin(struct cp_remote *base, cp_error_t *err)
+static int ssh_close_stdin(struct cp_far_proc *base, cp_error_t *err)
 {
-    struct ssh_remote *r = (struct ssh_remote *)base;
+    struct ssh_proc *r = (struct ssh_proc *)base;
     if (r->closed)
         return 0;
     r->closed = true;
@@ -158,9 +158,9 @@ static int ssh_close_stdin(struct cp_remote *base, cp_error_t *err)
     return 0;
 }
 
-static ssize_t ssh_read_stdout(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t ssh_read_stdout(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    struct ssh_remote *r = (struct ssh_remote *)base;
+    struct ssh_proc *r = (struct ssh_proc *)base;
     time_t last = time(NULL);
     libssh2_session_set_blocking(r->s->lib, 0);
     ssize_t got = 0, w;
@@ -184,9 +184,9 @@ static ssize_t ssh_read_stdout(struct cp_remote *base, void *buf, size_t len, cp
 }
 
 /* Standard error, once standard output has ended: what the buffer kept, then the rest. */
-static ssize_t ssh_read_stderr(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t ssh_read_stderr(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    struct ssh_remote *r = (struct ssh_remote *)base;
+    struct ssh_proc *r = (struct ssh_proc *)base;
     if (r->err_off < r->errb.len) {
         size_t n = r->errb.len - r->err_off < len ? r->errb.len - r->err_off : len;
         memcpy(buf, r->errb.data + r->err_off, n);
@@ -219,9 +219,9 @@ static ssize_t ssh_read_stderr(struct cp_remote *base, void *buf, size_t len, cp
     return got;
 }
 
-static int ssh_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
+static int ssh_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
 {
-    struct ssh_remote *r = (struct ssh_remote *)base;
+    struct ssh_proc *r = (struct ssh_proc *)base;
     char sink[16384];
     time_t last = time(NULL);
     libssh2_session_set_blocking(r->s->lib, 0);
@@ -247,9 +247,9 @@ static int ssh_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
     return 0;
 }
 
-static void ssh_remote_free(struct cp_remote *base)
+static void ssh_proc_free(struct cp_far_proc *base)
 {
-    struct ssh_remote *r = (struct ssh_remote *)base;
+    struct ssh_proc *r = (struct ssh_proc *)base;
     /* A channel not waited for is closed without waiting: the far script sees its input end
      * and the session's end takes the rest with it. */
     libssh2_session_set_blocking(r->s->lib, 1);
@@ -274,14 +274,14 @@ static void ssh_closing(struct cp_transport *base)
     libssh2_session_set_timeout(t->s->lib, 3000);
 }
 
-static const struct cp_transport_ops ssh_ops = {
+static const struct cp_transport_ops ssh_transport_ops = {
     .start = ssh_start,
     .write_stdin = ssh_write,
     .close_stdin = ssh_close_stdin,
     .read_stdout = ssh_read_stdout,
     .read_stderr = ssh_read_stderr,
     .wait = ssh_wait,
-    .remote_free = ssh_remote_free,
+    .proc_free = ssh_proc_free,
     .free = ssh_transport_free,
     .closing = ssh_closing,
 };
@@ -289,7 +289,7 @@ static const struct cp_transport_ops ssh_ops = {
 int cp_ssh_transport_new(struct cp_ssh_session *s, struct cp_transport **out, cp_error_t *err)
 {
     struct ssh_transport *t = xcalloc(1, sizeof(*t));
-    t->base.ops = &ssh_ops;
+    t->base.ops = &ssh_transport_ops;
     t->s = s;
     *out = &t->base;
     return 0;

@@ -50,7 +50,7 @@ static const char kill_script[] = "p=$(cat -- \"$1\" 2>/dev/null) || exit 0\n"
                                   "kill -TERM -\"$p\" 2>/dev/null; sleep 1; kill -KILL -\"$p\" "
                                   "2>/dev/null; exit 0\n";
 
-struct ssh_remote {
+struct ssh_far_side {
     const struct cp_ssh_reach *reach;
     struct cp_ssh_session *session; /* the kept one, or this run's own */
     struct cp_transport *transport;
@@ -60,7 +60,7 @@ struct ssh_remote {
     char *place_id; /* the copy's place: host key, user, path */
 };
 
-static void remote_dispose(struct ssh_remote *s)
+static void run_dispose(struct ssh_far_side *s)
 {
     if (s->session != NULL) /* the transport's closing bounded the lock's letting go */
         libssh2_session_set_timeout(s->session->lib, 0);
@@ -89,7 +89,7 @@ char *cp_ssh_far_component(const char *name, const char *fallback)
     return xasprintf("%s-%016llx", fallback, h);
 }
 
-static void far_paths(struct ssh_remote *s, const struct cp_run_request *req)
+static void far_paths(struct ssh_far_side *s, const struct cp_run_request *req)
 {
     cleanup_free char *chat = cp_ssh_far_component(req->chat, "chat");
     cleanup_free char *dup = xstrdup(req->workdir);
@@ -159,7 +159,7 @@ int cp_ssh_remote_resolve(const char *place, struct cp_ssh_fs *fs, struct cp_ssh
 
 /* The copy's place as the manifest remembers it: the host key the session holds, the login,
  * the copy's path. Another machine behind the same name is another place. */
-static char *place_identity(struct ssh_remote *s)
+static char *place_identity(struct ssh_far_side *s)
 {
     const char *hash = libssh2_hostkey_hash(s->session->lib, LIBSSH2_HOSTKEY_HASH_SHA256);
     cleanup_free char *fp = hash != NULL ? cp_base64_encode(hash, 32) : xstrdup("unknown");
@@ -167,9 +167,9 @@ static char *place_identity(struct ssh_remote *s)
     return xasprintf("ssh SHA256:%s %s %s", fp, user ? user : "-", s->far_copy);
 }
 
-static int ssh_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err)
+static int ssh_connect(void *place, int stop_fd, struct cp_far_link *out, cp_error_t *err)
 {
-    struct ssh_remote *s = place;
+    struct ssh_far_side *s = place;
     const struct cp_ssh_reach *r = s->reach;
     if (r->kept != NULL) {
         s->session = r->kept;
@@ -187,18 +187,18 @@ static int ssh_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_
     if (cp_ssh_transport_new(s->session, &s->transport, err) < 0)
         return cp_error_code(err);
     s->place_id = place_identity(s);
-    *out = (struct cp_remote_link){.transport = s->transport,
-                                   .far_root = s->far_copy,
-                                   .far_lock = s->far_lock,
-                                   .place_id = s->place_id,
-                                   .where = r->host->alias};
+    *out = (struct cp_far_link){.transport = s->transport,
+                                .far_root = s->far_copy,
+                                .far_lock = s->far_lock,
+                                .place_id = s->place_id,
+                                .where = r->host->alias};
     return 0;
 }
 
 /* Ctrl-C: the far group is ended on a channel of its own, then ours is closed. */
 static void stop_far_group(void *ctx)
 {
-    struct ssh_remote *s = ctx;
+    struct ssh_far_side *s = ctx;
     char *args[] = {s->far_pgid, NULL};
     cleanup_free char *command = cp_ssh_shell_command(kill_script, "conch-kill", args);
     LIBSSH2_SESSION *lib = s->session->lib;
@@ -214,9 +214,9 @@ static void stop_far_group(void *ctx)
     libssh2_session_set_timeout(lib, 0);
 }
 
-static int ssh_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
+static int ssh_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
-    struct ssh_remote *s = place;
+    struct ssh_far_side *s = place;
     char **args = xcalloc(cp_strv_len(x->argv) + 4, sizeof(char *));
     args[0] = s->far_pgid;
     args[1] = (char *)x->far_root;
@@ -236,7 +236,7 @@ static int ssh_exec(void *place, const struct cp_remote_exec *x, int *status_out
     return cp_ssh_exec(s->session, command, &io, status_out, err);
 }
 
-static const struct cp_remote_ops ssh_ops = {
+static const struct cp_far_place_ops ssh_far_ops = {
     .connect = ssh_connect,
     .exec = ssh_exec,
 };
@@ -249,7 +249,7 @@ static void say_line(void *ctx, const char *line)
 int cp_ssh_remote_run(const struct cp_run_request *req, const struct cp_ssh_reach *reach,
                       int *status_out, cp_error_t *err)
 {
-    struct ssh_remote s __attribute__((cleanup(remote_dispose))) = {.reach = reach};
+    struct ssh_far_side s __attribute__((cleanup(run_dispose))) = {.reach = reach};
     far_paths(&s, req);
     cleanup_free char *manifest = NULL;
     if (cp_manifest_path(req->place, req->chat, 1, &manifest, err) < 0)
@@ -262,5 +262,5 @@ int cp_ssh_remote_run(const struct cp_run_request *req, const struct cp_ssh_reac
                                      .stop_fd = reach->stop_fd,
                                      .say = say_line,
                                      .config = req->config};
-    return cp_remote_run(&ssh_ops, &s, &a, status_out, err);
+    return cp_remote_run(&ssh_far_ops, &s, &a, status_out, err);
 }

@@ -1,4 +1,4 @@
-/* The ssh:HOST place's ops for the shared remote run (mirror/exec.h): connect and exec (which
+/* The ssh:HOST place's ops for the shared remote run (mirror/far-place.h): connect and exec (which
  * ends the far command's group itself on a stop), and the far layout they share. Used by the place
  * (a run alone) and by the keeper (a run over its kept session); it calls neither. */
 #ifndef CONCH_SSH_REMOTE_H

@@ -63,7 +63,7 @@ static void note(const char *fmt, ...)
 }
 
 static int fake_start(struct cp_transport *t, const char *script, const char *const *argv,
-                      struct cp_remote **out, cp_error_t *err)
+                      struct cp_far_proc **out, cp_error_t *err)
 {
     struct fake *f = (struct fake *)t;
     if (script == cp_far_pack_script && f->fail_pack)
@@ -89,18 +89,18 @@ static bool here_locked(void)
     return busy;
 }
 
-static int fake_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err)
+static int fake_connect(void *place, int stop_fd, struct cp_far_link *out, cp_error_t *err)
 {
     (void)place;
     (void)stop_fd;
     note("connect%s ", here_locked() ? "(here locked)" : "(here free)");
     if (F.fail_connect)
         return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "no answer (the test's)");
-    *out = (struct cp_remote_link){.transport = &F.base,
-                                   .far_root = far_root,
-                                   .far_lock = far_lock,
-                                   .place_id = "fake place 1",
-                                   .where = "fakehost"};
+    *out = (struct cp_far_link){.transport = &F.base,
+                                .far_root = far_root,
+                                .far_lock = far_lock,
+                                .place_id = "fake place 1",
+                                .where = "fakehost"};
     return 0;
 }
 
@@ -112,7 +112,7 @@ static void fake_guard(struct cp_transport *t, const char *guard)
 }
 
 /* The command: it sees the pushed copy and the lock there, then edits the copy. */
-static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
+static int fake_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
     (void)place;
     cleanup_free char *lock = get_file(S.top, "far/lock");
@@ -147,7 +147,7 @@ static void fake_closing(struct cp_transport *t)
     note("closing");
 }
 
-static const struct cp_remote_ops fake_ops = {
+static const struct cp_far_place_ops fake_far_ops = {
     .connect = fake_connect,
     .exec = fake_exec,
 };
@@ -201,7 +201,7 @@ static int run(int *status, cp_error_t *err)
                                      .stop_fd = stop_fd,
                                      .config = run_config};
     F.log[0] = '\0';
-    return cp_remote_run(&fake_ops, &F, &a, status, err);
+    return cp_remote_run(&fake_far_ops, &F, &a, status, err);
 }
 
 static void test_remote__honest_run__steps_in_order_changes_back(void **state)
