@@ -29,7 +29,7 @@ struct cp_limits cp_mirror_limits(const struct cp_mirror_opts *o)
 
 /* Reads a stream to its end, keeping at most max bytes; over max is an error when strict. */
 int cp_mirror_read_all(struct cp_far_proc *r, bool from_stderr, size_t max, bool strict,
-                    struct cp_buf *out, cp_error_t *err)
+                       struct cp_buf *out, cp_error_t *err)
 {
     char chunk[64 * 1024];
     cp_buf_init(out, max);
@@ -65,7 +65,7 @@ int cp_mirror_far_finish(struct cp_far_proc *r, const char *what, cp_error_t *er
 }
 
 int cp_mirror_run_script(struct cp_transport *t, const char *script, const char *far_root,
-                      struct cp_far_proc **out, cp_error_t *err)
+                         struct cp_far_proc **out, cp_error_t *err)
 {
     const char *argv[] = {far_root, NULL};
     return cp_far_proc_start(t, script, argv, out, err);
@@ -135,7 +135,7 @@ bool cp_mirror_is_id_name(const char *path)
 }
 
 int cp_mirror_far_probe(struct cp_transport *t, const struct cp_mirror_opts *o, size_t max_files,
-                     struct cp_mirror_session *s, cp_error_t *err)
+                        struct cp_mirror_session *s, cp_error_t *err)
 {
     cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf out;
