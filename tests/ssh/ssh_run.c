@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "places/ssh/ssh_config.h"
-#include "places/ssh/ssh_session.h"
+#include "places/ssh/config-host.h"
+#include "places/ssh/exec.h"
+#include "places/ssh/session.h"
 #include "src/base/util.h"
 
 static int fail(cp_error_t *err)

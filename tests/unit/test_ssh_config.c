@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "places/ssh/ssh_config.h"
-#include "places/ssh/ssh_place.h"
-#include "places/ssh/ssh_text.h"
+#include "places/ssh/config-host.h"
+#include "places/ssh/place-ssh.h"
+#include "places/ssh/config-text.h"
 #include "src/base/util.h"
 #include "tests/ssh/memfs.h"
 
