@@ -1,4 +1,4 @@
-/* Digests and base64 through libcrypto, so no hash or codec is written by hand here. */
+/* Digests and base64 through libcrypto; only the FNV name hash, which is no digest, is here. */
 #include "config.h"
 
 #include <string.h>
@@ -89,10 +89,21 @@ char *cp_base64_encode(const void *data, size_t len)
     return text;
 }
 
-char *cp_folder_key(const char *real_path)
+uint64_t cp_fnv(uint64_t h, const void *data, size_t len)
 {
-    unsigned long long h = 1469598103934665603ULL;
-    for (const char *p = real_path; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return xasprintf("%016llx", h);
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+uint64_t cp_fnv_field(uint64_t h, const char *s)
+{
+    const char *text = s != NULL ? s : "-";
+    return cp_fnv(cp_fnv(h, text, strlen(text)), "\xff", 1);
+}
+
+char *cp_folder_key(const char *text)
+{
+    return xasprintf("%016llx", (unsigned long long)cp_fnv(CP_FNV_BASIS, text, strlen(text)));
 }

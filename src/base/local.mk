@@ -1,6 +1,7 @@
 # src/base/: the ground every part stands on (errors, buffers, logs, JSON, settings and
-# secrets, paths, HTTP over unix sockets and HTTPS, signals, digests). It includes nothing
-# from src/, places/ or mirror/.
+# secrets, paths, HTTP over unix sockets and HTTPS, signals, digests and the name hash, string
+# vectors, clocks, shell quoting, unix-socket messages, child processes), one of each. It
+# includes nothing from src/, places/ or mirror/.
 libconch_la_SOURCES += \
 	src/base/error.c src/base/error.h \
 	src/base/util.c src/base/util.h \
@@ -18,7 +19,12 @@ libconch_la_SOURCES += \
 	src/base/keyless.c src/base/keyless.h \
 	src/base/git-hooks.c src/base/git-hooks.h \
 	src/base/run-report.c src/base/run-report.h \
-	src/base/progress.c src/base/progress.h
+	src/base/progress.c src/base/progress.h \
+	src/base/strvec.c src/base/strvec.h \
+	src/base/clock.c src/base/clock.h \
+	src/base/shell.c src/base/shell.h \
+	src/base/unix-msg.c src/base/unix-msg.h \
+	src/base/spawn.c src/base/spawn.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_digest
@@ -37,4 +43,27 @@ tests_unit_test_progress_SOURCES = tests/unit/test_progress.c
 tests_unit_test_progress_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_progress_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_run_report tests/unit/test_progress
+endif
+
+# One program per ground module: its contract (the header's comment) checked.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_strvec tests/unit/test_clock tests/unit/test_shell \
+	tests/unit/test_unix_msg tests/unit/test_spawn
+tests_unit_test_strvec_SOURCES = tests/unit/test_strvec.c
+tests_unit_test_strvec_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_strvec_LDADD = $(TEST_LIBS)
+tests_unit_test_clock_SOURCES = tests/unit/test_clock.c
+tests_unit_test_clock_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_clock_LDADD = $(TEST_LIBS)
+tests_unit_test_shell_SOURCES = tests/unit/test_shell.c
+tests_unit_test_shell_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_shell_LDADD = $(TEST_LIBS)
+tests_unit_test_unix_msg_SOURCES = tests/unit/test_unix_msg.c
+tests_unit_test_unix_msg_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_unix_msg_LDADD = $(TEST_LIBS)
+tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c
+tests_unit_test_spawn_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_spawn_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_strvec tests/unit/test_clock tests/unit/test_shell \
+	tests/unit/test_unix_msg tests/unit/test_spawn
 endif

@@ -90,6 +90,24 @@ static void test_digest__folder_key__stable_fnv1a(void **state)
     free(empty);
 }
 
+/* The keeper's socket name is a record of fields: NULL is "-", each field ends in 0xff. */
+static void test_digest__fnv_field__record_values_kept(void **state)
+{
+    (void)state;
+    uint64_t h = CP_FNV_BASIS;
+    h = cp_fnv_field(h, "box");
+    h = cp_fnv_field(h, NULL);
+    h = cp_fnv_field(h, "me");
+    h = cp_fnv_field(h, "-");
+    assert_true(h == 0xa851916128191f9cULL);
+    assert_true(cp_fnv_field(cp_fnv_field(CP_FNV_BASIS, "ab"), "c") !=
+                cp_fnv_field(cp_fnv_field(CP_FNV_BASIS, "a"), "bc"));
+    char *k = cp_folder_key("/work/main");
+    assert_string_equal(k, "f78332a24f6865b3");
+    free(k);
+    assert_true(cp_fnv(CP_FNV_BASIS, "", 0) == CP_FNV_BASIS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -98,6 +116,7 @@ int main(void)
         cmocka_unit_test(test_digest__base64_unpadded__decodes),
         cmocka_unit_test(test_digest__base64_malformed__refused),
         cmocka_unit_test(test_digest__folder_key__stable_fnv1a),
+        cmocka_unit_test(test_digest__fnv_field__record_values_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
