@@ -21,6 +21,7 @@
 #include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/secrets.h"
+#include "src/base/shell.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 #include "src/base/run-report.h"
@@ -123,17 +124,14 @@ static int cloud_connect(void *place, int stop_fd, struct cp_far_link *out, cp_e
 /* `cd ROOT && exec ARGV...` in a shell of its own: 126 and 127 as a shell gives them. */
 static char *command_text(const char *root, char *const *argv)
 {
-    cleanup_free char *qroot = cp_shell_quote(root);
-    char *inner = xasprintf("cd %s && exec", qroot);
-    for (size_t i = 0; argv[i] != NULL; i++) {
-        cleanup_free char *a = cp_shell_quote(argv[i]);
-        char *next = xasprintf("%s %s", inner, a);
-        free(inner);
-        inner = next;
-    }
-    cleanup_free char *q = cp_shell_quote(inner);
-    free(inner);
-    return xasprintf("sh -c %s", q);
+    cleanup_free char *qroot = cp_shell_quoted(root);
+    cleanup_free char *head = xasprintf("cd %s && exec ", qroot);
+    cleanup_buf struct cp_buf inner;
+    cp_buf_init(&inner, SIZE_MAX / 2); /* bounded by argv, which is in memory already */
+    if (cp_buf_append(&inner, head, strlen(head)) < 0 ||
+        cp_shell_quote_argv(&inner, (const char *const *)argv) < 0)
+        abort(); /* unreachable: the bound is the memory's */
+    return cp_shell_command("sh", inner.data, NULL, NULL);
 }
 
 /* Writes what arrived since the last poll. */
@@ -217,7 +215,7 @@ static int cloud_exec(void *place, const struct cp_far_exec *x, int *status_out,
     cleanup_error cp_error_t derr = NULL;
     cp_toolbox_session_delete(&s->tb, sid, &derr);
     if (x->interactive) { /* the chunks left there: the input not taken, the output not sent */
-        cleanup_free char *qio = cp_shell_quote(io);
+        cleanup_free char *qio = cp_shell_quoted(io);
         cleanup_free char *rm = xasprintf("rm -rf %s", qio);
         int st = 0;
         cp_toolbox_execute(&s->tb, rm, 60, &st, NULL, &derr);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "places/cloud/transport-daytona.h"
+#include "src/base/shell.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
@@ -48,19 +49,6 @@ static int spool(int *fd_out, cp_error_t *err)
     return 0;
 }
 
-static char *script_command(const char *script, const char *const *argv)
-{
-    cleanup_free char *q = cp_shell_quote(script);
-    char *cmd = xasprintf("sh -c %s conch-mirror", q);
-    for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
-        cleanup_free char *a = cp_shell_quote(argv[i]);
-        char *next = xasprintf("%s %s", cmd, a);
-        free(cmd);
-        cmd = next;
-    }
-    return cmd;
-}
-
 static int dt_start(struct cp_transport *base, const char *script, const char *const *argv,
                     struct cp_far_proc **out, cp_error_t *err)
 {
@@ -69,7 +57,7 @@ static int dt_start(struct cp_transport *base, const char *script, const char *c
     r->base.ops = &dt_ops;
     r->t = t;
     r->in_fd = r->out_fd = r->err_fd = -1;
-    r->command = script_command(script, argv);
+    r->command = cp_shell_command("sh", script, "conch-mirror", argv);
     r->io = xasprintf("%s/%ld-%u", t->io_dir, (long)getpid(), t->seq++);
     if (spool(&r->in_fd, err) < 0 || spool(&r->out_fd, err) < 0 || spool(&r->err_fd, err) < 0) {
         dt_ops.proc_free(&r->base);
@@ -92,13 +80,12 @@ static int dt_write(struct cp_far_proc *base, const void *buf, size_t len, cp_er
 
 static char *far_command(struct dt_proc *r)
 {
-    cleanup_free char *io = cp_shell_quote(r->io);
+    cleanup_free char *io = cp_shell_quoted(r->io);
     const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
     cleanup_free char *inner =
         xasprintf("%sd=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"",
                   r->t->guard ? r->t->guard : "", io, r->command, in);
-    cleanup_free char *q = cp_shell_quote(inner);
-    return xasprintf("sh -c %s", q);
+    return cp_shell_command("sh", inner, NULL, NULL);
 }
 
 static int fetch(struct dt_proc *r, const char *name, int fd, size_t max, cp_error_t *err)
@@ -182,7 +169,7 @@ static void dt_proc_free(struct cp_far_proc *base)
     struct dt_proc *r = (struct dt_proc *)base;
     if (r->ran) {
         cleanup_error cp_error_t cerr = NULL;
-        cleanup_free char *io = cp_shell_quote(r->io);
+        cleanup_free char *io = cp_shell_quoted(r->io);
         cleanup_free char *cmd = xasprintf("rm -rf %s", io);
         int st = 0;
         cp_toolbox_execute(r->t->tb, cmd, 60, &st, NULL, &cerr);

@@ -39,9 +39,9 @@ static bool agent_key_allowed(const struct cp_ssh_host *h, const struct libssh2_
 {
     if (!h->identities_only)
         return true;
-    for (size_t i = 0; h->identity_files[i] != NULL; i++) {
+    for (size_t i = 0; i < h->identity_files.n; i++) {
         size_t len = 0;
-        cleanup_free unsigned char *blob = pub_blob(h->identity_files[i], &len);
+        cleanup_free unsigned char *blob = pub_blob(h->identity_files.v[i], &len);
         if (blob != NULL && len == k->blob_len && memcmp(blob, k->blob, len) == 0)
             return true;
     }
@@ -86,8 +86,8 @@ static bool key_file_usable(const char *path)
 
 static bool try_files(struct cp_ssh_session *s, const struct cp_ssh_host *h)
 {
-    for (size_t i = 0; h->identity_files[i] != NULL; i++) {
-        const char *path = h->identity_files[i];
+    for (size_t i = 0; i < h->identity_files.n; i++) {
+        const char *path = h->identity_files.v[i];
         if (!key_file_usable(path))
             continue;
         /* An empty passphrase, never NULL: a prompt is never possible, and libssh2's OpenSSL

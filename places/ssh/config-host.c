@@ -22,7 +22,7 @@ void cp_ssh_host_dispose(struct cp_ssh_host *h)
     free(h->alias);
     free(h->hostname);
     free(h->user);
-    cp_strv_free(h->identity_files);
+    cp_strvec_dispose(&h->identity_files);
     free(h->identity_agent);
     cp_strv_free(h->user_known_hosts);
     cp_strv_free(h->global_known_hosts);
@@ -66,8 +66,8 @@ static void fill_defaults(struct cp_ssh_host *h, const struct cp_ssh_fs *fs)
         h->user = xstrdup(fs->local_user);
     if (h->port < 0)
         h->port = 22;
-    if (h->identity_files == NULL)
-        h->identity_files = strv_of(ids);
+    if (h->identity_files.n == 0)
+        cp_strvec_push_all(&h->identity_files, ids);
     if (h->identities_only < 0)
         h->identities_only = 0;
     if (h->identity_agent == NULL)
@@ -110,7 +110,7 @@ static int expand_all(struct cp_ssh_host *h, const struct cp_ssh_fs *fs, cp_erro
     cleanup_free char *port = xasprintf("%ld", h->port);
     const char *vals[] = {fs->home, h->hostname, h->alias, port, h->user, fs->local_user};
     struct cp_ssh_tokens t = {.keys = "dhnpru", .values = vals, .home = fs->home};
-    expand_strv(h->identity_files, &t);
+    expand_strv(h->identity_files.v, &t);
     expand_strv(h->user_known_hosts, &t);
     expand_strv(h->global_known_hosts, &t);
     if (strcmp(h->identity_agent, "none") != 0 && strcmp(h->identity_agent, "SSH_AUTH_SOCK") != 0)
@@ -142,13 +142,13 @@ int cp_ssh_config_hosts(const struct cp_ssh_fs *fs, const char *path, char ***ou
 {
     cleanup_ssh_host struct cp_ssh_host h;
     host_init(&h, "");
-    cleanup_strv char **names = xcalloc(1, sizeof(char *));
+    cleanup_strvec struct cp_strvec names = {0};
     struct ssh_parse p = {.fs = fs, .alias = NULL, .h = &h, .names = &names};
     int r = ssh_parse_file(&p, path, true, err);
     if (r < 0 && r != CP_ERR_NOT_FOUND)
         return r;
     cp_error_free(err);
-    *out = steal_pointer(&names);
+    *out = cp_strvec_steal(&names);
     return 0;
 }
 
@@ -184,8 +184,8 @@ char *cp_ssh_host_dump(const struct cp_ssh_host *h)
     dump_line(&b, "hostname", h->hostname, true);
     dump_line(&b, "user", h->user, false);
     dump_number(&b, "port", h->port);
-    for (size_t i = 0; h->identity_files[i] != NULL; i++)
-        dump_line(&b, "identityfile", h->identity_files[i], true);
+    for (size_t i = 0; i < h->identity_files.n; i++)
+        dump_line(&b, "identityfile", h->identity_files.v[i], true);
     dump_line(&b, "identitiesonly", h->identities_only ? "yes" : "no", false);
     dump_line(&b, "identityagent", h->identity_agent, true);
     dump_list(&b, "userknownhostsfile", h->user_known_hosts);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "src/base/error.h"
+#include "src/base/strvec.h"
 
 #define CP_SSH_MAX_INCLUDE_DEPTH  16
 #define CP_SSH_MAX_FILES          256 /* config files read in one resolution */
@@ -51,9 +52,9 @@ struct cp_ssh_host {
     char *hostname; /* after %h expansion */
     char *user;
     long port;
-    char **identity_files; /* NULL-terminated, tokens and ~ expanded */
-    int identities_only;   /* 0 or 1 (-1 while unset) */
-    char *identity_agent;  /* "none", "SSH_AUTH_SOCK" or an expanded path */
+    struct cp_strvec identity_files; /* in order, tokens and ~ expanded */
+    int identities_only;             /* 0 or 1 (-1 while unset) */
+    char *identity_agent;            /* "none", "SSH_AUTH_SOCK" or an expanded path */
     char **user_known_hosts;
     char **global_known_hosts;
     char *host_key_alias;
@@ -64,7 +65,6 @@ struct cp_ssh_host {
     char *proxy_command; /* as written, tokens unexpanded; "none" means none */
     bool literal;        /* a Host line naming alias literally (not a wildcard) applied */
     /* internal while parsing */
-    size_t n_identity_files;
     char *ignore_unknown;
 };
 

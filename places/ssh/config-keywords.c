@@ -150,12 +150,10 @@ static int kw_identity(struct ssh_parse *p, const struct ssh_keyword *kw, const 
     if (!wants(p))
         return 0;
     struct cp_ssh_host *h = p->h;
-    if (h->n_identity_files >= CP_SSH_MAX_IDENTITY_FILES)
+    if (h->identity_files.n >= CP_SSH_MAX_IDENTITY_FILES)
         return ssh_parse_error(p, CP_ERR_TOO_BIG, err, "more than %d IdentityFile lines apply",
                                CP_SSH_MAX_IDENTITY_FILES);
-    h->identity_files = xrealloc(h->identity_files, (h->n_identity_files + 2) * sizeof(char *));
-    h->identity_files[h->n_identity_files++] = xstrdup(l->argv[0]);
-    h->identity_files[h->n_identity_files] = NULL;
+    cp_strvec_push(&h->identity_files, l->argv[0]);
     return 0;
 }
 

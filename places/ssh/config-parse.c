@@ -48,14 +48,10 @@ static void line_dispose(struct ssh_line *l)
 
 static void add_name(struct ssh_parse *p, const char *name)
 {
-    if (cp_ssh_alias_check(name, NULL) < 0 || p->n_names >= CP_SSH_MAX_HOSTS_LISTED)
+    if (cp_ssh_alias_check(name, NULL) < 0 || p->names->n >= CP_SSH_MAX_HOSTS_LISTED ||
+        cp_strvec_has(p->names, name))
         return;
-    for (size_t i = 0; i < p->n_names; i++)
-        if (strcmp((*p->names)[i], name) == 0)
-            return;
-    *p->names = xrealloc(*p->names, (p->n_names + 2) * sizeof(char *));
-    (*p->names)[p->n_names++] = xstrdup(name);
-    (*p->names)[p->n_names] = NULL;
+    cp_strvec_push(p->names, name);
 }
 
 static int kw_host(struct ssh_parse *p, const struct ssh_line *l)

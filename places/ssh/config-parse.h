@@ -7,13 +7,13 @@
 
 #include "places/ssh/config-host.h"
 #include "places/ssh/config-text.h"
+#include "src/base/strvec.h"
 
 struct ssh_parse {
     const struct cp_ssh_fs *fs;
     const char *alias; /* NULL while listing names */
     struct cp_ssh_host *h;
-    char ***names; /* listing: where literal Host names go */
-    size_t n_names;
+    struct cp_strvec *names; /* listing: where literal Host names go */
     const char *file;
     int line;
     int depth;

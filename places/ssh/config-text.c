@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "places/ssh/config-text.h"
+#include "src/base/strvec.h"
 #include "src/base/buf.h"
 #include "src/base/util.h"
 
@@ -47,8 +48,8 @@ static int split_one(const char *s, size_t *i, char *arg)
 
 int cp_ssh_split_args(const char *s, size_t max, char ***out, size_t *n_out)
 {
-    cleanup_strv char **v = xcalloc(1, sizeof(char *));
-    size_t n = 0, len = strlen(s);
+    cleanup_strvec struct cp_strvec v = {0};
+    size_t len = strlen(s);
     for (size_t i = 0; i < len;) {
         if (is_blank(s[i])) {
             i++;
@@ -56,16 +57,15 @@ int cp_ssh_split_args(const char *s, size_t max, char ***out, size_t *n_out)
         }
         if (s[i] == '#')
             break;
-        if (n >= max)
+        if (v.n >= max)
             return -1;
-        v = xrealloc(v, (n + 2) * sizeof(char *));
-        v[n] = xmalloc(len - i + 1);
-        v[++n] = NULL;
-        if (split_one(s, &i, v[n - 1]) < 0)
+        char *arg = xmalloc(len - i + 1);
+        cp_strvec_push_owned(&v, arg);
+        if (split_one(s, &i, arg) < 0)
             return -1;
     }
-    *n_out = n;
-    *out = steal_pointer(&v);
+    *n_out = v.n;
+    *out = cp_strvec_steal(&v);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /* Commands run over a session's channels: the channel itself (a warm one when there is one),
  * the command's streams pumped (pump.h) with standard output and error passed on separately as
  * they arrive and standard input fed from a descriptor, keepalives sent while it runs, and its
- * status or signal returned; with the quoting a command line needs on the way.
+ * status or signal returned. Far command lines are built by src/base/shell.h.
  *
  * Warm channels: most of a far command's cost is not ours: sshd forks a session and starts the
  * login shell, a few hundred milliseconds on a busy host, and a run needs three or four of them
@@ -21,7 +21,6 @@
 #include "places/ssh/exec.h"
 #include "places/ssh/pump.h"
 #include "places/ssh/session.h"
-#include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
 
@@ -33,25 +32,6 @@ int cp_ssh_sink_stdout(void *ctx, const void *buf, size_t len)
 int cp_ssh_sink_stderr(void *ctx, const void *buf, size_t len)
 {
     return cp_write_all(STDERR_FILENO, buf, len);
-}
-
-char *cp_ssh_quote_argv(char *const *argv)
-{
-    cleanup_buf struct cp_buf b;
-    cp_buf_init(&b, (size_t)16 * 1024 * 1024);
-    for (size_t i = 0; argv[i] != NULL; i++) {
-        if (i > 0)
-            cp_buf_append(&b, " ", 1);
-        cp_buf_append(&b, "'", 1);
-        for (const char *c = argv[i]; *c != '\0'; c++) {
-            if (*c == '\'')
-                cp_buf_append(&b, "'\\''", 4);
-            else
-                cp_buf_append(&b, c, 1);
-        }
-        cp_buf_append(&b, "'", 1);
-    }
-    return cp_buf_steal(&b);
 }
 
 int cp_ssh_signal_number(const char *name)
@@ -67,20 +47,6 @@ int cp_ssh_signal_number(const char *name)
         if (strcmp(table[i].name, name) == 0)
             return table[i].number;
     return 127; /* a signal with no name we know: still reported as a signal */
-}
-
-char *cp_ssh_shell_command(const char *script, const char *name, char *const *args)
-{
-    size_t n = cp_strv_len(args);
-    cleanup_free char **words = xcalloc(n + 5, sizeof(char *));
-    words[0] = "/bin/sh";
-    words[1] = "-c";
-    words[2] = (char *)script;
-    words[3] = (char *)name;
-    for (size_t i = 0; i < n; i++)
-        words[4 + i] = args[i];
-    cleanup_free char *quoted = cp_ssh_quote_argv(words);
-    return xasprintf("exec %s", quoted);
 }
 
 int cp_ssh_channel_status(LIBSSH2_CHANNEL *ch)

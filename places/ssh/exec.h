@@ -1,5 +1,6 @@
 /* Commands run over a session's channels (exec.c): a channel running a command (warm or new),
- * the command run with its byte streams, and the quoting a far command line needs. */
+ * and the command run with its byte streams. A far command line is one of src/base/shell.h's:
+ * cp_shell_command("exec /bin/sh", SCRIPT, NAME, ARGS) replaces the far login shell. */
 #ifndef CONCH_SSH_EXEC_H
 #define CONCH_SSH_EXEC_H
 
@@ -35,12 +36,6 @@ int cp_ssh_sink_stderr(void *ctx, const void *buf, size_t len);
  * environment; *status_out is its exit status, or 128 + the signal that ended it. */
 int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_ssh_io *io,
                 int *status_out, cp_error_t *err);
-
-/* argv as one command line for a POSIX shell: each word in single quotes, ' as '\''.
- * *out is the caller's. */
-char *cp_ssh_quote_argv(char *const *argv);
-/* `exec /bin/sh -c SCRIPT NAME ARGS...` quoted for the far login shell. *out is the caller's. */
-char *cp_ssh_shell_command(const char *script, const char *name, char *const *args);
 
 /* A signal's name as the protocol sends it ("TERM") to its number; 127 when unknown. */
 int cp_ssh_signal_number(const char *name);

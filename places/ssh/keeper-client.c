@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 #define ACK_WAIT_MS 300 /* a keeper busy with another run longer than this: go alone */
@@ -55,17 +55,15 @@ int cp_ssh_keeper_reach(const struct cp_ssh_host *h, int *fd_out)
     cleanup_free char *path = cp_ssh_keeper_path(h, ".sock");
     if (path == NULL)
         return -1;
-    struct sockaddr_un a = cp_ssh_keeper_addr(path);
-    cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-        cp_debug("ssh:%s: no keeper (%s); going alone", h->alias, strerror(errno));
+    cleanup_error cp_error_t e = NULL;
+    cleanup_close int fd = cp_unix_connect(path, &e);
+    if (fd < 0) {
+        cp_debug("ssh:%s: no keeper (%s); going alone", h->alias, strerror(e->sys_errno));
         return 1;
     }
     struct pollfd p = {.fd = fd, .events = POLLIN};
     char ack = 0;
-    if (!cp_ssh_keeper_peer_ok(fd) || poll(&p, 1, ACK_WAIT_MS) <= 0 || read(fd, &ack, 1) != 1 ||
+    if (!cp_unix_peer_is_us(fd) || poll(&p, 1, ACK_WAIT_MS) <= 0 || read(fd, &ack, 1) != 1 ||
         ack != 'K') {
         cp_debug("ssh:%s: the keeper is busy or gone; going alone", h->alias);
         return -1;
@@ -82,7 +80,7 @@ int cp_ssh_keeper_run(int fd, const struct cp_run_request *req, int *status_out,
     if (cp_ssh_request_encode(req, cp_log_verbose > 0, &b, err) < 0)
         return cp_error_code(err);
     int fds[3] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
-    if (cp_ssh_keeper_send(fd, &b, fds, 3) < 0)
+    if (cp_unix_msg_send(fd, &b, fds, 3) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot hand the run to the ssh keeper");
     int stop_fd = cp_signals_install();
     for (bool asked = false;;) {
@@ -98,8 +96,9 @@ int cp_ssh_keeper_run(int fd, const struct cp_run_request *req, int *status_out,
     }
     cleanup_buf struct cp_buf r;
     cp_buf_init(&r, KEEPER_MAX_MSG);
-    const char *v[6] = {0};
-    if (cp_ssh_keeper_recv(fd, &r, NULL, NULL) < 0 || cp_ssh_keeper_split(&r, v, 6) != 6)
+    cleanup_free const char **v = NULL;
+    struct cp_unix_recv how = {.max = KEEPER_MAX_MSG};
+    if (cp_unix_msg_recv(fd, &r, &how) < 0 || cp_unix_msg_split(&r, &v) != 6)
         return cp_error_make(err, CP_ERR_FAILED, 0, "the ssh keeper ended during the run");
     long rc = 0, status = 0, code = 0, sys = 0;
     if (cp_parse_long(v[0], -1000, 0, &rc) < 0 || cp_parse_long(v[1], 0, 255, &status) < 0 ||

@@ -48,9 +48,7 @@ int cp_ssh_request_encode(const struct cp_run_request *req, bool verbose, struct
 
 void cp_ssh_request_dispose(struct cp_ssh_request *r)
 {
-    for (size_t i = 0; i < r->nowned; i++)
-        free(r->owned[i]);
-    free(r->owned);
+    cp_strvec_dispose(&r->owned);
     free((void *)r->req.argv);
     cp_config_dispose(&r->config);
     memset(r, 0, sizeof(*r));
@@ -71,8 +69,7 @@ static int take_str(struct cp_ssh_request *r, json_object *o, const char *key, b
         free(s);
         return -1;
     }
-    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof(*r->owned));
-    r->owned[r->nowned++] = s;
+    cp_strvec_push_owned(&r->owned, s);
     *out = s;
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "src/base/buf.h"
 #include "src/base/error.h"
 #include "src/base/settings.h"
+#include "src/base/strvec.h"
 
 #define CP_SSH_REQUEST_MAGIC "conch-keeper 2"
 
@@ -17,8 +18,7 @@
 struct cp_ssh_request {
     struct cp_run_request req;
     bool verbose;
-    char **owned; /* argv and the other strings, freed together */
-    size_t nowned;
+    struct cp_strvec owned; /* argv and the other strings, freed together */
     struct cp_config config;
 };
 

@@ -19,8 +19,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +33,7 @@
 #include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/signals.h"
+#include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
 #define DEFAULT_IDLE 300
@@ -45,16 +44,16 @@ static void answer(int fd, int rc, int status, cp_error_t *err)
     cp_buf_init(&b, KEEPER_MAX_MSG);
     char num[64];
     snprintf(num, sizeof(num), "%d", rc < 0 ? rc : 0);
-    cp_ssh_keeper_put(&b, num);
+    cp_unix_msg_put(&b, num);
     snprintf(num, sizeof(num), "%d", status & 255);
-    cp_ssh_keeper_put(&b, num);
+    cp_unix_msg_put(&b, num);
     snprintf(num, sizeof(num), "%d", rc < 0 ? cp_error_code(err) : 0);
-    cp_ssh_keeper_put(&b, num);
+    cp_unix_msg_put(&b, num);
     snprintf(num, sizeof(num), "%d", rc < 0 && *err != NULL ? (*err)->sys_errno : 0);
-    cp_ssh_keeper_put(&b, num);
-    cp_ssh_keeper_put(&b, rc < 0 && *err != NULL && (*err)->msg != NULL ? (*err)->msg : "");
-    cp_ssh_keeper_put(&b, rc < 0 && *err != NULL && (*err)->hint != NULL ? (*err)->hint : "");
-    (void)cp_ssh_keeper_send(fd, &b, NULL, 0);
+    cp_unix_msg_put(&b, num);
+    cp_unix_msg_put(&b, rc < 0 && *err != NULL && (*err)->msg != NULL ? (*err)->msg : "");
+    cp_unix_msg_put(&b, rc < 0 && *err != NULL && (*err)->hint != NULL ? (*err)->hint : "");
+    (void)cp_unix_msg_send(fd, &b, NULL, 0);
 }
 
 /* The run over the kept session, the host resolved as the run asked and its key checked
@@ -77,8 +76,9 @@ static int serve(int fd, const char *alias, struct cp_ssh_session *session)
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, KEEPER_MAX_MSG + 1);
     int fds[3] = {-1, -1, -1};
-    size_t nfds = 0;
-    int rc = cp_ssh_keeper_recv(fd, &b, fds, &nfds);
+    struct cp_unix_recv how = {.max = KEEPER_MAX_MSG, .fds = fds, .fds_cap = 3};
+    int rc = cp_unix_msg_recv(fd, &b, &how);
+    size_t nfds = how.nfds;
     cleanup_error cp_error_t err = NULL;
     cleanup_free char *place = xasprintf("ssh:%s", alias);
     int status = 0;
@@ -140,19 +140,6 @@ static long idle_seconds(void)
     return v;
 }
 
-static int listen_on(const char *path, cp_error_t *err)
-{
-    cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un a = cp_ssh_keeper_addr(path);
-    unlink(path); /* a dead keeper's: its lock was free, so nobody listens there */
-    mode_t old = umask(077);
-    int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&a, sizeof(a));
-    umask(old);
-    if (r < 0 || chmod(path, 0600) < 0 || listen(fd, 8) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot listen on %s", path);
-    return steal_fd(&fd);
-}
-
 int cp_ssh_keeper_main(const char *alias, cp_error_t *err)
 {
     cleanup_ssh_fs struct cp_ssh_fs fs = {0};
@@ -176,7 +163,8 @@ int cp_ssh_keeper_main(const char *alias, cp_error_t *err)
     if (cp_ssh_connect(&fs, &h, &s, err) < 0)
         return cp_error_code(err);
     cp_ssh_warm(s, 3);
-    cleanup_close int lfd = listen_on(path, err);
+    /* What is at path is a dead keeper's socket: its lock was free, so nobody listens there. */
+    cleanup_close int lfd = cp_unix_listen(path, 0600, 8, err);
     if (lfd < 0)
         return cp_error_code(err);
     long idle_ms = idle_seconds() * 1000;
@@ -190,7 +178,7 @@ int cp_ssh_keeper_main(const char *alias, cp_error_t *err)
         if (p[0].revents == 0)
             continue;
         cleanup_close int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0 || !cp_ssh_keeper_peer_ok(c) || write(c, "K", 1) != 1)
+        if (c < 0 || !cp_unix_peer_is_us(c) || write(c, "K", 1) != 1)
             continue;
         if (serve(c, alias, s) < 0)
             break;

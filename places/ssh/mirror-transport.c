@@ -16,6 +16,7 @@
 #include "places/ssh/pump.h"
 #include "places/ssh/session.h"
 #include "src/base/buf.h"
+#include "src/base/shell.h"
 #include "src/base/util.h"
 
 #define ERR_KEEP (64 * 1024)
@@ -95,18 +96,7 @@ static int ssh_start(struct cp_transport *base, const char *script, const char *
                      struct cp_far_proc **out, cp_error_t *err)
 {
     struct ssh_transport *t = (struct ssh_transport *)base;
-    size_t n = 0;
-    while (argv != NULL && argv[n] != NULL)
-        n++;
-    cleanup_free char **words = xcalloc(n + 5, sizeof(char *));
-    words[0] = "/bin/sh";
-    words[1] = "-c";
-    words[2] = (char *)script;
-    words[3] = "conch-mirror";
-    for (size_t i = 0; i < n; i++)
-        words[4 + i] = (char *)argv[i];
-    cleanup_free char *quoted = cp_ssh_quote_argv(words);
-    cleanup_free char *command = xasprintf("exec %s", quoted);
+    cleanup_free char *command = cp_shell_command("exec /bin/sh", script, "conch-mirror", argv);
     LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(t->s, command, err);
     if (ch == NULL)
         return cp_error_code(err);

@@ -10,6 +10,7 @@
 #include "places/ssh/place-ssh.h"
 #include "places/ssh/session.h"
 #include "src/base/buf.h"
+#include "src/base/shell.h"
 #include "src/base/util.h"
 
 /* Prints "missing TOOL", "nowrite" or "ok FREE_KB" for the copy's folder. */
@@ -96,7 +97,8 @@ static int far_answer(const char *alias, const char *out, cp_error_t *err)
 
 static int check_far(struct cp_ssh_session *session, const char *alias, cp_error_t *err)
 {
-    cleanup_free char *command = cp_ssh_shell_command(probe_script, "conch-doctor", NULL);
+    cleanup_free char *command =
+        cp_shell_command("exec /bin/sh", probe_script, "conch-doctor", NULL);
     cleanup_buf struct cp_buf out;
     cp_buf_init(&out, 4096);
     struct cp_ssh_io io = {.in_fd = -1, .out = collect, .err = discard, .ctx = &out};

@@ -28,6 +28,8 @@
 #include "places/ssh/session.h"
 #include "src/base/digest.h"
 #include "src/base/log.h"
+#include "src/base/shell.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 /* $1 pgid file, $2 copy, $3 "i" to pass standard input on, then the command. sshd made this
@@ -86,10 +88,8 @@ char *cp_ssh_far_component(const char *name, const char *fallback)
              *c == '.' || *c == '_' || *c == '-';
     if (ok)
         return xstrdup(name);
-    unsigned long long h = 1469598103934665603ULL;
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return xasprintf("%s-%016llx", fallback, h);
+    cleanup_free char *key = cp_folder_key(name);
+    return xasprintf("%s-%s", fallback, key);
 }
 
 static void far_paths(struct ssh_far_side *s, const struct cp_run_request *req)
@@ -158,8 +158,8 @@ static int ssh_connect(void *place, int stop_fd, struct cp_far_link *out, cp_err
 static void stop_far_group(void *ctx)
 {
     struct ssh_far_side *s = ctx;
-    char *args[] = {s->far_pgid, NULL};
-    cleanup_free char *command = cp_ssh_shell_command(kill_script, "conch-kill", args);
+    const char *args[] = {s->far_pgid, NULL};
+    cleanup_free char *command = cp_shell_command("exec /bin/sh", kill_script, "conch-kill", args);
     LIBSSH2_SESSION *lib = s->session->lib;
     libssh2_session_set_blocking(lib, 1);
     libssh2_session_set_timeout(lib, 3000);
@@ -176,14 +176,13 @@ static void stop_far_group(void *ctx)
 static int ssh_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
     struct ssh_far_side *s = place;
-    char **args = xcalloc(cp_strv_len(x->argv) + 4, sizeof(char *));
-    args[0] = s->far_pgid;
-    args[1] = (char *)x->far_root;
-    args[2] = x->interactive ? "i" : "n";
-    for (size_t i = 0; x->argv[i] != NULL; i++)
-        args[3 + i] = x->argv[i];
-    cleanup_free char *command = cp_ssh_shell_command(run_script, "conch-run", args);
-    free(args);
+    cleanup_strvec struct cp_strvec args = {0};
+    cp_strvec_push(&args, s->far_pgid);
+    cp_strvec_push(&args, x->far_root);
+    cp_strvec_push(&args, x->interactive ? "i" : "n");
+    cp_strvec_push_all(&args, (const char *const *)x->argv);
+    cleanup_free char *command =
+        cp_shell_command("exec /bin/sh", run_script, "conch-run", (const char *const *)args.v);
     int stop_fd = x->stop_fd;
     struct cp_ssh_io io = {.in_fd = x->interactive ? STDIN_FILENO : -1,
                            .hold_stdin = true,

@@ -33,7 +33,7 @@ void cp_ssh_session_free(struct cp_ssh_session *s)
     }
     if (s->fd >= 0)
         close(s->fd);
-    ssh_socket_reap(s->proxy_pid);
+    cp_child_dispose(&s->proxy);
     ssh_jump_leg_free(s->leg);
     cp_ssh_session_free(s->hop);
     free(s->alias);
@@ -113,7 +113,7 @@ static long timeout_of(const struct cp_ssh_host *h)
 /* The stream a session rides on, and what keeps it going. */
 struct ride {
     int fd;
-    pid_t proxy_pid;            /* a ProxyCommand's, or -1 */
+    struct cp_child proxy;      /* a ProxyCommand's, or none */
     struct ssh_jump_leg *leg;   /* a ProxyJump leg's, or NULL */
     struct cp_ssh_session *hop; /* the session that leg goes through, or NULL */
 };
@@ -125,7 +125,7 @@ static int session_start(const struct cp_ssh_host *h, struct ride r, struct cp_s
     cleanup_ssh_session struct cp_ssh_session *s = xcalloc(1, sizeof(*s));
     s->fd = r.fd;
     s->stop_fd = -1;
-    s->proxy_pid = r.proxy_pid;
+    s->proxy = r.proxy;
     s->leg = r.leg;
     s->hop = r.hop;
     s->alias = xstrdup(h->alias);
@@ -180,7 +180,7 @@ static int resolve_hop(const struct cp_ssh_fs *fs, const struct cp_ssh_hop *hop,
 static int connect_through(struct cp_ssh_session *prev, const struct cp_ssh_host *h,
                            struct cp_ssh_session **out, cp_error_t *err)
 {
-    struct ride r = {.fd = -1, .proxy_pid = -1, .hop = prev};
+    struct ride r = {.fd = -1, .proxy = CP_CHILD_INIT, .hop = prev};
     if (ssh_socket_jump(prev, h->hostname, h->port, &r.leg, &r.fd, err) < 0) {
         cp_ssh_session_free(prev);
         return cp_error_code(err);
@@ -222,18 +222,17 @@ static int connect_depth(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h
     cleanup_free char *command = NULL;
     if (cp_ssh_proxy_command(h, &command, err) < 0)
         return cp_error_code(err);
-    int fd = -1;
-    pid_t pid = -1;
+    struct ride r = {.fd = -1, .proxy = CP_CHILD_INIT};
     if (command != NULL) {
-        if (ssh_socket_command(command, &fd, &pid, err) < 0)
+        if (ssh_socket_command(command, &r.fd, &r.proxy, err) < 0)
             return cp_error_code(err);
-        return session_start(h, (struct ride){.fd = fd, .proxy_pid = pid}, out, err);
+        return session_start(h, r, out, err);
     }
     if (h->proxy_jump != NULL && strcmp(h->proxy_jump, "none") != 0)
         return connect_jump(fs, h, depth, out, err);
-    if (ssh_socket_tcp(h->hostname, h->port, timeout_of(h), &fd, err) < 0)
+    if (ssh_socket_tcp(h->hostname, h->port, timeout_of(h), &r.fd, err) < 0)
         return cp_error_code(err);
-    return session_start(h, (struct ride){.fd = fd, .proxy_pid = -1}, out, err);
+    return session_start(h, r, out, err);
 }
 
 int cp_ssh_connect(const struct cp_ssh_fs *fs, const struct cp_ssh_host *h,

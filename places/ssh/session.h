@@ -11,6 +11,7 @@
 #include "places/ssh/config-host.h"
 #include "places/ssh/handles.h"
 #include "src/base/error.h"
+#include "src/base/spawn.h"
 
 #define CP_SSH_DEFAULT_TIMEOUT 30 /* seconds, when ConnectTimeout is none */
 #define CP_SSH_MAX_WARM        2
@@ -20,7 +21,7 @@ struct ssh_jump_leg;
 struct cp_ssh_session {
     LIBSSH2_SESSION *lib;
     int fd;
-    pid_t proxy_pid;            /* a ProxyCommand's process, or -1 */
+    struct cp_child proxy;      /* a ProxyCommand's process, or none */
     struct ssh_jump_leg *leg;   /* the ProxyJump leg the socket rides on, or NULL */
     struct cp_ssh_session *hop; /* the session that leg goes through, or NULL */
     long alive_interval;

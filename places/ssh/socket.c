@@ -16,12 +16,12 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "places/ssh/pump.h"
 #include "places/ssh/session.h"
 #include "places/ssh/socket.h"
+#include "src/base/spawn.h"
 #include "src/base/util.h"
 
 static int connect_one(const struct addrinfo *ai, long timeout, int *fd_out)
@@ -79,47 +79,28 @@ int ssh_socket_tcp(const char *host, long port, long timeout, int *fd_out, cp_er
     return 0;
 }
 
-/* The child: the socket on its stdin and stdout, stderr kept, then /bin/sh -c command. */
-static void exec_proxy(int fd, const char *command)
-{
-    if (dup2(fd, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0)
-        _exit(127);
-    if (fd > STDERR_FILENO)
-        close(fd);
-    signal(SIGPIPE, SIG_DFL);
-    execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-    _exit(127);
-}
-
-int ssh_socket_command(const char *command, int *fd_out, pid_t *pid_out, cp_error_t *err)
+int ssh_socket_command(const char *command, int *fd_out, struct cp_child *proxy_out,
+                       cp_error_t *err)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make a socket pair");
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(sv[0]);
-        close(sv[1]);
-        return cp_error_make(err, CP_ERR_FAILED, e, "cannot start the ProxyCommand");
-    }
-    if (pid == 0) {
-        close(sv[0]);
-        exec_proxy(sv[1], command);
-    }
+    /* The socket on its standard input and output, its standard error ours. */
+    char *argv[] = {"sh", "-c", (char *)command, NULL};
+    const struct cp_spawn_opts opts = {.in = {.how = CP_STDIO_FD, .fd = sv[1]},
+                                       .out = {.how = CP_STDIO_FD, .fd = sv[1]},
+                                       .file = "/bin/sh",
+                                       .default_signals = true,
+                                       .stop_signal = SIGTERM,
+                                       .what = "the ProxyCommand"};
+    int r = cp_spawn(argv, &opts, proxy_out, err);
     close(sv[1]);
+    if (r < 0) {
+        close(sv[0]);
+        return r;
+    }
     *fd_out = sv[0];
-    *pid_out = pid;
     return 0;
-}
-
-void ssh_socket_reap(pid_t pid)
-{
-    if (pid <= 0)
-        return;
-    kill(pid, SIGTERM);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
 }
 
 /* ---- ProxyJump ---- */
