@@ -11,9 +11,9 @@ libconch_la_SOURCES += \
 	mirror/layer.c mirror/layer.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
-	mirror/mirror.c mirror/mirror.h \
+	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
 	mirror/remote-lock.c mirror/remote-lock.h \
-	mirror/exec.h mirror/remote-run.c mirror/remote-run.h \
+	mirror/far-place.h mirror/remote-run.c mirror/remote-run.h \
 	mirror/far.h
 nodist_libconch_la_SOURCES = mirror/far-scripts.c
 BUILT_SOURCES = mirror/far-scripts.c

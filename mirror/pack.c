@@ -20,7 +20,7 @@
 #include "src/base/run-report.h"
 
 struct sink {
-    struct cp_remote *r;
+    struct cp_far_proc *r;
     cp_error_t *err;
     struct cp_progress *progress; /* or NULL */
 };
@@ -28,7 +28,7 @@ struct sink {
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
     struct sink *s = ctx;
-    if (cp_remote_write(s->r, buf, len, s->err) < 0) {
+    if (cp_far_proc_write(s->r, buf, len, s->err) < 0) {
         archive_set_error(a, EIO, "the far side stopped reading");
         return -1;
     }
@@ -193,7 +193,7 @@ static int pack_sent(struct archive *a, const struct cp_entry *const *files, siz
     return rc;
 }
 
-int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
+int cp_pack_push(struct cp_far_proc *r, int rootfd, const struct cp_entry *const *files, size_t n,
                  const char *const *deletions, size_t ndel, bool *sent, uint64_t *sizes,
                  struct cp_mirror_report *rep, struct cp_progress *progress, cp_error_t *err)
 {

@@ -22,7 +22,7 @@
  * sent[i] says whether file i went out exactly as listed (or as the keyless copy of that): a
  * file swapped or changed while it was read is still well-formed in the stream but must not be
  * recorded as agreed. sizes[i] is the size it went out with: its own, or its keyless copy's. */
-int cp_pack_push(struct cp_remote *r, int rootfd, const struct cp_entry *const *files, size_t n,
+int cp_pack_push(struct cp_far_proc *r, int rootfd, const struct cp_entry *const *files, size_t n,
                  const char *const *deletions, size_t ndel, bool *sent, uint64_t *sizes,
                  struct cp_mirror_report *rep, struct cp_progress *progress, cp_error_t *err);
 

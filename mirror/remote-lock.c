@@ -73,12 +73,12 @@ static char *new_token(void)
     return hex;
 }
 
-static int read_answer(struct cp_remote *r, struct cp_buf *out, cp_error_t *err)
+static int read_answer(struct cp_far_proc *r, struct cp_buf *out, cp_error_t *err)
 {
     char chunk[64 * 1024];
     cp_buf_init(out, LOCK_ANSWER_MAX);
     for (;;) {
-        ssize_t n = cp_remote_read(r, chunk, sizeof(chunk), err);
+        ssize_t n = cp_far_proc_read(r, chunk, sizeof(chunk), err);
         if (n < 0)
             return cp_error_code(err);
         if (n == 0)
@@ -108,15 +108,15 @@ static int lock_refused(const char *line, const char *place, cp_error_t *err)
 }
 
 /* One attempt: 0 with the lock held, 1 when busy (*who set), <0 on failure. */
-static int try_lock(struct cp_transport *t, struct cp_far_lock *l, const char *place,
-                    struct cp_mirror_session *s, char **who, cp_error_t *err)
+static int try_lock(struct cp_far_lock *l, const char *place, struct cp_mirror_session *s,
+                    char **who, cp_error_t *err)
 {
     const char *argv[] = {l->path, l->root, l->lease ? "lease" : "hold", l->token, NULL};
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, 0);
-    if (cp_remote_start(t, cp_far_lock_script, argv, &r, err) < 0 ||
-        (l->lease && cp_remote_close_stdin(r, err) < 0) || read_answer(r, &b, err) < 0)
+    if (cp_far_proc_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
+        (l->lease && cp_far_proc_close_stdin(r, err) < 0) || read_answer(r, &b, err) < 0)
         return cp_error_wrap(err, "while taking the copy's lock on %s", place);
     const char *nl = b.data != NULL ? memchr(b.data, '\n', b.len) : NULL;
     cleanup_free char *line =
@@ -134,7 +134,7 @@ static int try_lock(struct cp_transport *t, struct cp_far_lock *l, const char *p
         return cp_error_wrap(err, "while reading the copy's listing on %s", place);
     if (l->lease) {
         int status = 0;
-        if (cp_remote_wait(r, &status, err) < 0)
+        if (cp_far_proc_wait(r, &status, err) < 0)
             return cp_error_code(err);
     } else {
         l->holder = steal_pointer(&r); /* its stream open is the lock held */
@@ -143,18 +143,19 @@ static int try_lock(struct cp_transport *t, struct cp_far_lock *l, const char *p
     return 0;
 }
 
-int cp_remote_lock_there(struct cp_transport *t, const char *lock_path, const char *far_root,
-                         bool lease, const char *place, int stop_fd, struct cp_mirror_session *s,
-                         struct cp_far_lock *out, cp_error_t *err)
+int cp_far_lock_take(struct cp_transport *t, const char *lock_path, const char *far_root,
+                     const char *place, int stop_fd, struct cp_mirror_session *s,
+                     struct cp_far_lock *out, cp_error_t *err)
 {
-    *out = (struct cp_far_lock){.path = xstrdup(lock_path),
+    *out = (struct cp_far_lock){.t = t,
+                                .path = xstrdup(lock_path),
                                 .root = xstrdup(far_root),
                                 .token = new_token(),
-                                .lease = lease};
+                                .lease = t->ops->batch};
     /* The first retry comes soon: the last run's far shell may still be letting go. */
     for (int tries = 0, waited_ms = 0;; tries++) {
         cleanup_free char *who = NULL;
-        int r = try_lock(t, out, place, s, &who, err);
+        int r = try_lock(out, place, s, &who, err);
         if (r <= 0)
             return r;
         if (tries == 1)
@@ -175,33 +176,32 @@ int cp_remote_lock_there(struct cp_transport *t, const char *lock_path, const ch
     }
 }
 
-static int lock_script(struct cp_transport *t, struct cp_far_lock *l, const char *mode, int *status,
-                       cp_error_t *err)
+static int lock_script(struct cp_far_lock *l, const char *mode, int *status, cp_error_t *err)
 {
     const char *argv[] = {l->path, l->root, mode, l->token, NULL};
-    cleanup_remote struct cp_remote *r = NULL;
+    cleanup_far_proc struct cp_far_proc *r = NULL;
     char sink[256];
-    if (cp_remote_start(t, cp_far_lock_script, argv, &r, err) < 0 ||
-        cp_remote_close_stdin(r, err) < 0)
+    if (cp_far_proc_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
+        cp_far_proc_close_stdin(r, err) < 0)
         return cp_error_code(err);
-    while (cp_remote_read(r, sink, sizeof(sink), err) > 0)
+    while (cp_far_proc_read(r, sink, sizeof(sink), err) > 0)
         ;
-    return cp_remote_wait(r, status, err);
+    return cp_far_proc_wait(r, status, err);
 }
 
-int cp_remote_lock_renew(struct cp_transport *t, struct cp_far_lock *l, cp_error_t *err)
+int cp_far_lock_renew(struct cp_far_lock *l, cp_error_t *err)
 {
     int status = 0;
     if (!l->lease || !l->held)
         return 0;
-    if (lock_script(t, l, "renew", &status, err) < 0)
+    if (lock_script(l, "renew", &status, err) < 0)
         return cp_error_wrap(err, "while renewing the copy's lock");
     if (status != 0)
         return cp_error_make(err, CP_ERR_DENIED, 0, "the copy's lock was taken from this run");
     return 0;
 }
 
-char *cp_remote_lock_guard(const struct cp_far_lock *l)
+char *cp_far_lock_guard(const struct cp_far_lock *l)
 {
     if (!l->lease || !l->held)
         return NULL;
@@ -213,23 +213,25 @@ char *cp_remote_lock_guard(const struct cp_far_lock *l)
                      l->path, l->token, l->token, CP_FAR_BUSY, CP_FAR_BUSY);
 }
 
-void cp_remote_lock_release(struct cp_transport *t, struct cp_far_lock *l)
+void cp_far_lock_release(struct cp_far_lock *l)
 {
+    cp_transport_closing(l->t);
     if (l->holder != NULL) {
         cleanup_error cp_error_t e = NULL;
-        cp_remote_close_stdin(l->holder, &e);
-        cp_remote_free(l->holder);
+        cp_far_proc_close_stdin(l->holder, &e);
+        cp_far_proc_free(l->holder);
         l->holder = NULL;
-    } else if (l->held && l->lease && t != NULL) {
+    } else if (l->held && l->lease) {
         cleanup_error cp_error_t e = NULL;
         int status = 0;
-        lock_script(t, l, "release", &status, &e);
+        lock_script(l, "release", &status, &e);
     }
     l->held = false;
     free(l->path);
     free(l->root);
     free(l->token);
     l->path = l->root = l->token = NULL;
+    l->t = NULL;
 }
 
 int cp_remote_words(cp_error_t *err, const char *place, const char *fmt, ...)

@@ -17,26 +17,35 @@
 int cp_remote_lock_here(const char *manifest_path, const char *place, int stop_fd, int *fd_out,
                         cp_error_t *err);
 
+/* The copy's lock there, an object of the run's: the place only gives the transport. Its kind
+ * follows the transport. Where a far script lives as long as its streams (ssh, local), a far
+ * shell holds the lock for as long as its stream is open, so a cut connection or a killed
+ * conch-place frees it by itself. Where no stream outlives a request (a batch transport:
+ * cloud), it is a lease of 2 minutes: the guard renews it before every far script, and the
+ * place's exec renews it while the command runs. */
 struct cp_far_lock {
-    struct cp_remote *holder; /* hold: the far shell that holds it; NULL once released */
+    struct cp_transport *t;     /* borrowed: the way there, to renew and let go */
+    struct cp_far_proc *holder; /* held: the far shell that holds it; NULL once released */
     char *path, *root, *token;
     bool lease, held;
 };
 
-/* Takes the copy's lock there (far/lock.sh), waiting while another command holds it. Its answer
- * names the copy there and lists it, into s (the push needs no probe of its own).
- *   lease false: held by a far shell for as long as its stream is open (ssh);
- *   lease true:  a lease of 2 minutes, renewed by cp_remote_lock_renew and by the guard
- *                before each far script (cloud). */
-int cp_remote_lock_there(struct cp_transport *t, const char *lock_path, const char *far_root,
-                         bool lease, const char *place, int stop_fd, struct cp_mirror_session *s,
-                         struct cp_far_lock *out, cp_error_t *err);
-int cp_remote_lock_renew(struct cp_transport *t, struct cp_far_lock *l, cp_error_t *err);
+/* Takes the copy's lock there (far/lock.sh), waiting while another command holds it; stop_fd
+ * as for the lock here. Its answer names the copy there and lists it, into s (the push needs
+ * no probe of its own). */
+int cp_far_lock_take(struct cp_transport *t, const char *lock_path, const char *far_root,
+                     const char *place, int stop_fd, struct cp_mirror_session *s,
+                     struct cp_far_lock *out, cp_error_t *err);
+/* A lease pushed 2 minutes on; nothing for a held lock. At least every 30 s while a command
+ * runs. CP_ERR_DENIED: the lease was taken from this run, which ends. */
+int cp_far_lock_renew(struct cp_far_lock *l, cp_error_t *err);
 /* A lease's guard: shell text that renews the lease, or leaves with 123 when this run no
- * longer holds it. A place puts it before every far script it runs. NULL for a held lock. */
-char *cp_remote_lock_guard(const struct cp_far_lock *l);
-/* Frees the lock there (best effort: a lease ends by itself, a holder with its stream). */
-void cp_remote_lock_release(struct cp_transport *t, struct cp_far_lock *l);
+ * longer holds it; the run has the transport put it before every far script
+ * (cp_transport_guard). NULL for a held lock. */
+char *cp_far_lock_guard(const struct cp_far_lock *l);
+/* Lets the lock go (best effort: a lease ends by itself, a holder with its stream), the
+ * transport told that the run is closing first. */
+void cp_far_lock_release(struct cp_far_lock *l);
 
 /* Wraps err with "while WHAT" and sets the next step from the failure's code: the far disk
  * full (ENOSPC), the connection broken or silent (unreachable, timeout). */

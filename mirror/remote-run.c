@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,13 +19,13 @@
 #include "src/base/run-report.h"
 
 struct run {
-    const struct cp_remote_ops *ops;
+    const struct cp_far_place_ops *ops;
     void *place;
     const struct cp_remote_args *a;
     int stop_fd;
     int local_lock;
     int rootfd;
-    struct cp_remote_link link;
+    struct cp_far_link link;
     struct cp_far_lock flock;
     struct cp_mirror_session mirror; /* what the push learned, for the pull */
     struct cp_config own_config;     /* read here when the place gave none */
@@ -35,9 +36,7 @@ struct run {
 
 static void run_dispose(struct run *r)
 {
-    if (r->link.transport != NULL && r->ops->closing != NULL)
-        r->ops->closing(r->place);
-    cp_remote_lock_release(r->link.transport, &r->flock);
+    cp_far_lock_release(&r->flock);
     cp_cleanup_closep(&r->rootfd);
     cp_cleanup_closep(&r->local_lock);
     cp_mirror_session_dispose(&r->mirror);
@@ -71,19 +70,6 @@ static struct cp_mirror_opts mirror_opts(struct run *r)
                                    .session = &r->mirror};
 }
 
-static void exec_stop(const struct cp_remote_exec *x)
-{
-    struct run *r = x->run;
-    if (r->ops->stop != NULL)
-        r->ops->stop(r->place);
-}
-
-static int exec_renew(const struct cp_remote_exec *x, cp_error_t *err)
-{
-    struct run *r = x->run;
-    return cp_remote_lock_renew(r->link.transport, &r->flock, err);
-}
-
 /* The lock here (before any connection: two commands of this computer never both connect),
  * the work folder opened once, the connection. */
 static int here_and_connect(struct run *r, cp_error_t *err)
@@ -102,14 +88,13 @@ static int here_and_connect(struct run *r, cp_error_t *err)
 static int lock_and_push(struct run *r, cp_error_t *err)
 {
     const char *where = r->link.where;
-    if (cp_remote_lock_there(r->link.transport, r->link.far_lock, r->link.far_root, r->ops->lease,
-                             where, r->a->stop_fd, &r->mirror, &r->flock, err) < 0)
+    if (cp_far_lock_take(r->link.transport, r->link.far_lock, r->link.far_root, where,
+                         r->a->stop_fd, &r->mirror, &r->flock, err) < 0)
         return cp_remote_words(err, where, "taking the copy's lock on %s", where);
     cp_debug("%s: far lock held", where);
-    if (r->ops->lease && r->ops->guard != NULL) {
-        cleanup_free char *guard = cp_remote_lock_guard(&r->flock);
-        r->ops->guard(r->place, guard);
-    }
+    cleanup_free char *guard = cp_far_lock_guard(&r->flock); /* a lease's; NULL when held */
+    if (guard != NULL)
+        cp_transport_guard(r->link.transport, guard);
     struct cp_mirror_opts o = mirror_opts(r);
     struct cp_mirror_report rep = {.say = r->a->say};
     if (cp_mirror_push(r->link.transport, &o, &rep, err) < 0)
@@ -124,13 +109,11 @@ static int lock_and_push(struct run *r, cp_error_t *err)
 static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
 {
     const char *where = r->link.where;
-    struct cp_remote_exec x = {.argv = r->a->argv,
-                               .far_root = r->link.far_root,
-                               .interactive = r->a->interactive,
-                               .stop_fd = r->stop_fd,
-                               .stop = exec_stop,
-                               .renew = exec_renew,
-                               .run = r};
+    struct cp_far_exec x = {.argv = r->a->argv,
+                            .far_root = r->link.far_root,
+                            .interactive = r->a->interactive,
+                            .stop_fd = r->stop_fd,
+                            .lock = &r->flock};
     cp_debug("%s: running", where);
     int rc = r->ops->exec(r->place, &x, status_out, err);
     cp_run_report_stage("command");
@@ -155,7 +138,16 @@ static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
     return 0;
 }
 
-int cp_remote_run(const struct cp_remote_ops *ops, void *place, const struct cp_remote_args *a,
+/* The signal a stop came with: the asker's byte on its stop_fd, or this process's. */
+static int stop_signal(const struct cp_remote_args *a)
+{
+    if (a->stop_fd < 0)
+        return cp_signals_caught();
+    unsigned char sig = 0;
+    return read(a->stop_fd, &sig, 1) == 1 && sig > 0 && sig < 65 ? sig : SIGHUP;
+}
+
+int cp_remote_run(const struct cp_far_place_ops *ops, void *place, const struct cp_remote_args *a,
                   int *status_out, cp_error_t *err)
 {
     struct run r __attribute__((cleanup(run_dispose))) = {
@@ -176,8 +168,7 @@ int cp_remote_run(const struct cp_remote_ops *ops, void *place, const struct cp_
     /* A stop during any step ends the run as a stop during the command does: 128+n. */
     if (rc == CP_ERR_INTERRUPTED) {
         cp_error_free(err);
-        *status_out =
-            128 + (ops->stop_signal != NULL ? ops->stop_signal(place) : cp_signals_caught());
+        *status_out = 128 + stop_signal(a);
         return 0;
     }
     return rc;

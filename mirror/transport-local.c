@@ -12,8 +12,8 @@
 #include "mirror/transport.h"
 #include "src/base/util.h"
 
-struct local_remote {
-    struct cp_remote base; /* first, so the handle converts both ways */
+struct local_proc {
+    struct cp_far_proc base; /* first, so the handle converts both ways */
     pid_t pid;
     int in, out, errfd;
     int status;
@@ -63,7 +63,7 @@ static int make_streams(int sv[2], int po[2], int pe[2], cp_error_t *err)
 }
 
 static int local_start(struct cp_transport *t, const char *script, const char *const *argv,
-                       struct cp_remote **out, cp_error_t *err)
+                       struct cp_far_proc **out, cp_error_t *err)
 {
     int sv[2], po[2] = {-1, -1}, pe[2] = {-1, -1};
     if (make_streams(sv, po, pe, err) < 0)
@@ -81,7 +81,7 @@ static int local_start(struct cp_transport *t, const char *script, const char *c
         close(pe[0]);
         return cp_error_make(err, CP_ERR_FAILED, e, "cannot start /bin/sh");
     }
-    struct local_remote *r = xcalloc(1, sizeof(*r));
+    struct local_proc *r = xcalloc(1, sizeof(*r));
     r->base.ops = &local_ops;
     r->pid = pid;
     r->in = sv[0];
@@ -91,9 +91,9 @@ static int local_start(struct cp_transport *t, const char *script, const char *c
     return 0;
 }
 
-static int local_write(struct cp_remote *base, const void *buf, size_t len, cp_error_t *err)
+static int local_write(struct cp_far_proc *base, const void *buf, size_t len, cp_error_t *err)
 {
-    struct local_remote *r = (struct local_remote *)base;
+    struct local_proc *r = (struct local_proc *)base;
     const char *p = buf;
     while (len > 0) {
         ssize_t n = r->in < 0 ? -1 : send(r->in, p, len, MSG_NOSIGNAL);
@@ -108,9 +108,9 @@ static int local_write(struct cp_remote *base, const void *buf, size_t len, cp_e
     return 0;
 }
 
-static int local_close_stdin(struct cp_remote *base, cp_error_t *err)
+static int local_close_stdin(struct cp_far_proc *base, cp_error_t *err)
 {
-    struct local_remote *r = (struct local_remote *)base;
+    struct local_proc *r = (struct local_proc *)base;
     close_fd(&r->in);
     return 0;
 }
@@ -126,19 +126,19 @@ static ssize_t read_fd(int fd, void *buf, size_t len, cp_error_t *err)
     }
 }
 
-static ssize_t local_read_stdout(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t local_read_stdout(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    return read_fd(((struct local_remote *)base)->out, buf, len, err);
+    return read_fd(((struct local_proc *)base)->out, buf, len, err);
 }
 
-static ssize_t local_read_stderr(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t local_read_stderr(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    return read_fd(((struct local_remote *)base)->errfd, buf, len, err);
+    return read_fd(((struct local_proc *)base)->errfd, buf, len, err);
 }
 
-static int local_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
+static int local_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
 {
-    struct local_remote *r = (struct local_remote *)base;
+    struct local_proc *r = (struct local_proc *)base;
     close_fd(&r->in);
     while (!r->reaped) {
         int st = 0;
@@ -154,9 +154,9 @@ static int local_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
     return 0;
 }
 
-static void local_remote_free(struct cp_remote *base)
+static void local_proc_free(struct cp_far_proc *base)
 {
-    struct local_remote *r = (struct local_remote *)base;
+    struct local_proc *r = (struct local_proc *)base;
     close_fd(&r->in);
     close_fd(&r->out);
     close_fd(&r->errfd);
@@ -181,7 +181,7 @@ static const struct cp_transport_ops local_ops = {
     .read_stdout = local_read_stdout,
     .read_stderr = local_read_stderr,
     .wait = local_wait,
-    .remote_free = local_remote_free,
+    .proc_free = local_proc_free,
     .free = local_free,
 };
 

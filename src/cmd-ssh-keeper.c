@@ -2,7 +2,7 @@
  * keep one connection open between runs (places/ssh/ssh_keeper.c). */
 #include "config.h"
 
-#include "places/ssh/ssh_keeper.h"
+#include "places/ssh/keeper.h"
 #include "src/command.h"
 
 static const struct cp_option options[] = {{0}};

@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "places/cloud/cloud_stdin.h"
+#include "src/base/shell.h"
 #include "src/base/signals.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 #define CHUNK_IN    (4L * 1024 * 1024)
@@ -43,7 +45,7 @@ static const char far_script[] =
 
 struct stream {
     struct cp_toolbox *tb;
-    const struct cp_remote_exec *x; /* the run's: its lease renewed while the command runs */
+    const struct cp_far_exec *x; /* the run's: its lease renewed while the command runs */
     time_t renewed;
     const char *io, *sid;
     char *cid;
@@ -62,17 +64,11 @@ struct stream {
 static char *start_command(const char *io, const char *root, char *const *argv)
 {
     cleanup_free char *script = xasprintf(far_script, CHUNK_OUT);
-    cleanup_free char *q = cp_shell_quote(script);
-    cleanup_free char *qio = cp_shell_quote(io);
-    cleanup_free char *qroot = cp_shell_quote(root);
-    char *cmd = xasprintf("sh -c %s conch-run %s %s", q, qio, qroot);
-    for (size_t i = 0; argv[i] != NULL; i++) {
-        cleanup_free char *a = cp_shell_quote(argv[i]);
-        char *next = xasprintf("%s %s", cmd, a);
-        free(cmd);
-        cmd = next;
-    }
-    return cmd;
+    cleanup_strvec struct cp_strvec args = {0};
+    cp_strvec_push(&args, io);
+    cp_strvec_push(&args, root);
+    cp_strvec_push_all(&args, (const char *const *)argv);
+    return cp_shell_command("sh", script, "conch-run", (const char *const *)args.v);
 }
 
 /* Takes what standard input has now, without waiting; uploads a chunk when it is full, at
@@ -121,10 +117,10 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* One execute: rename, mark the end, remove the fetched chunks, list what is there. */
-static int tick(struct stream *s, char ***outs, size_t *nouts, int *status, cp_error_t *err)
+static int tick(struct stream *s, struct cp_strvec *outs, int *status, cp_error_t *err)
 {
     bool end_now = s->in_eof && s->spool_len == 0 && !s->end_sent;
-    cleanup_free char *qio = cp_shell_quote(s->io);
+    cleanup_free char *qio = cp_shell_quoted(s->io);
     cleanup_free char *mv = s->pending_part >= 0 ? xasprintf("mv -f in.%d.part in.%d; ",
                                                              s->pending_part, s->pending_part)
                                                  : xstrdup("");
@@ -146,8 +142,6 @@ static int tick(struct stream *s, char ***outs, size_t *nouts, int *status, cp_e
         s->end_sent = true;
     *status = -1;
     s->far_pending = 0;
-    *nouts = 0;
-    *outs = NULL;
     for (char *line = strtok(res, "\n"); line != NULL; line = strtok(NULL, "\n")) {
         long v = 0;
         if (strncmp(line, "status ", 7) == 0 && cp_parse_long(line + 7, 0, 255, &v) == 0)
@@ -156,12 +150,11 @@ static int tick(struct stream *s, char ***outs, size_t *nouts, int *status, cp_e
             s->far_pending++;
         else if (strncmp(line, "out.", 4) == 0 &&
                  strspn(line + 4, "abcdefghijklmnopqrstuvwxyz") == 6 && line[10] == '\0') {
-            *outs = xrealloc(*outs, (*nouts + 1) * sizeof(**outs));
-            (*outs)[(*nouts)++] = xstrdup(line);
+            cp_strvec_push(outs, line);
         }
     }
-    if (*nouts > 1)
-        qsort(*outs, *nouts, sizeof(**outs), name_cmp);
+    if (outs->n > 1)
+        qsort(outs->v, outs->n, sizeof(*outs->v), name_cmp);
     return 0;
 }
 
@@ -195,13 +188,6 @@ static int pass_errors(struct stream *s, cp_error_t *err)
     return 0;
 }
 
-static void free_names(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 static int pump(struct stream *s, int *status_out, cp_error_t *err)
 {
     long pause = 20;
@@ -210,24 +196,22 @@ static int pump(struct stream *s, int *status_out, cp_error_t *err)
             return CP_ERR_INTERRUPTED;
         if (time(NULL) - s->renewed >= 30) { /* the copy's lease outlives a long command */
             s->renewed = time(NULL);
-            if (s->x->renew != NULL && s->x->renew(s->x, err) < 0)
+            if (cp_far_lock_renew(s->x->lock, err) < 0)
                 return cp_error_code(err);
         }
         int sent = take_input(s, err);
         if (sent < 0)
             return sent;
-        char **outs = NULL;
-        size_t n = 0;
+        cleanup_strvec struct cp_strvec outs = {0};
         int status = -1, moved = 0;
-        int rc = tick(s, &outs, &n, &status, err);
+        int rc = tick(s, &outs, &status, err);
         if (rc == 0)
-            rc = fetch_outputs(s, outs, n, status >= 0, &moved, err);
-        free_names(outs, n);
+            rc = fetch_outputs(s, outs.v, outs.n, status >= 0, &moved, err);
         if (rc == 0)
             rc = pass_errors(s, err);
         if (rc < 0)
             return rc;
-        if (status >= 0 && moved == (int)n) {
+        if (status >= 0 && moved == (int)outs.n) {
             *status_out = status;
             return 0;
         }
@@ -242,7 +226,7 @@ static int pump(struct stream *s, int *status_out, cp_error_t *err)
 }
 
 int cp_cloud_run_streamed(struct cp_toolbox *tb, const char *sid, const char *io,
-                          const struct cp_remote_exec *x, int in_fd, int out_fd, int err_fd,
+                          const struct cp_far_exec *x, int in_fd, int out_fd, int err_fd,
                           int *status_out, cp_error_t *err)
 {
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";

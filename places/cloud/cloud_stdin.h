@@ -3,16 +3,16 @@
 #ifndef CONCH_CLOUD_STDIN_H
 #define CONCH_CLOUD_STDIN_H
 
-#include "mirror/exec.h"
+#include "mirror/far-place.h"
 #include "places/cloud/toolbox.h"
 #include "src/base/error.h"
 
 /* Runs x->argv in x->far_root through session sid, in_fd fed to it and its output written to
  * out_fd and err_fd as it comes; io is a fresh far folder for the chunks. The run's lease is
- * renewed (x->renew) every 30 s. *status_out: the command's; CP_ERR_INTERRUPTED when a signal
- * came (the caller deletes the session). */
+ * renewed (cp_far_lock_renew) every 30 s. *status_out: the command's; CP_ERR_INTERRUPTED when a
+ * signal came (the caller deletes the session). */
 int cp_cloud_run_streamed(struct cp_toolbox *tb, const char *sid, const char *io,
-                          const struct cp_remote_exec *x, int in_fd, int out_fd, int err_fd,
+                          const struct cp_far_exec *x, int in_fd, int out_fd, int err_fd,
                           int *status_out, cp_error_t *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* The cloud place: the chat's Daytona sandbox, the work folder mirrored there and back, the
  * command run through a session so its output arrives apart and as it is produced. The run's
  * steps are the shared remote run's (mirror/remote-run.h); this file gives its cloud ops:
- * connect (API, sandbox, toolbox), the lease's guard, exec. */
+ * connect (API, sandbox, toolbox) and exec. */
 #include "config.h"
 
 #include <stdio.h>
@@ -21,6 +21,7 @@
 #include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/secrets.h"
+#include "src/base/shell.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 #include "src/base/run-report.h"
@@ -94,7 +95,7 @@ static int find_sandbox(struct cp_daytona *d, const char *chat, struct cp_sandbo
 /* The API, the chat's sandbox and its toolbox, after the lock here. The sandbox's id is the
  * copy's place: a sandbox made anew (removed after 30 days unused) is another place, its copy
  * sent whole, nothing deleted. */
-static int cloud_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err)
+static int cloud_connect(void *place, int stop_fd, struct cp_far_link *out, cp_error_t *err)
 {
     (void)stop_fd; /* every wait here polls this process's signals */
     struct cloud_state *s = place;
@@ -112,41 +113,25 @@ static int cloud_connect(void *place, int stop_fd, struct cp_remote_link *out, c
     cleanup_free char *io = xasprintf("%s/.conch-io", s->far_root);
     if (cp_transport_daytona_new(&s->tb, io, &s->transport, err) < 0)
         return cp_error_code(err);
-    *out = (struct cp_remote_link){.transport = s->transport,
-                                   .far_root = s->copy,
-                                   .far_lock = s->lock,
-                                   .place_id = s->place_id,
-                                   .where = s->where};
+    *out = (struct cp_far_link){.transport = s->transport,
+                                .far_root = s->copy,
+                                .far_lock = s->lock,
+                                .place_id = s->place_id,
+                                .where = s->where};
     return 0;
-}
-
-static void cloud_guard(void *place, const char *guard)
-{
-    struct cloud_state *s = place;
-    cp_transport_daytona_guard(s->transport, guard);
-}
-
-static void cloud_closing(void *place)
-{
-    struct cloud_state *s = place;
-    if (s->transport != NULL)
-        cp_transport_daytona_closing(s->transport);
 }
 
 /* `cd ROOT && exec ARGV...` in a shell of its own: 126 and 127 as a shell gives them. */
 static char *command_text(const char *root, char *const *argv)
 {
-    cleanup_free char *qroot = cp_shell_quote(root);
-    char *inner = xasprintf("cd %s && exec", qroot);
-    for (size_t i = 0; argv[i] != NULL; i++) {
-        cleanup_free char *a = cp_shell_quote(argv[i]);
-        char *next = xasprintf("%s %s", inner, a);
-        free(inner);
-        inner = next;
-    }
-    cleanup_free char *q = cp_shell_quote(inner);
-    free(inner);
-    return xasprintf("sh -c %s", q);
+    cleanup_free char *qroot = cp_shell_quoted(root);
+    cleanup_free char *head = xasprintf("cd %s && exec ", qroot);
+    cleanup_buf struct cp_buf inner;
+    cp_buf_init(&inner, SIZE_MAX / 2); /* bounded by argv, which is in memory already */
+    if (cp_buf_append(&inner, head, strlen(head)) < 0 ||
+        cp_shell_quote_argv(&inner, (const char *const *)argv) < 0)
+        abort(); /* unreachable: the bound is the memory's */
+    return cp_shell_command("sh", inner.data, NULL, NULL);
 }
 
 /* Writes what arrived since the last poll. */
@@ -178,7 +163,7 @@ static int poll_logs(struct cloud_state *s, const char *sid, const char *cid, st
 }
 
 /* Polls the command and its logs until it ends; a command may outlast any one request. */
-static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x, const char *sid,
+static int follow_command(struct cloud_state *s, const struct cp_far_exec *x, const char *sid,
                           const char *cid, int *status_out, cp_error_t *err)
 {
     struct follow f = {0};
@@ -192,7 +177,7 @@ static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x,
     while (!done && rc == 0) {
         if (time(NULL) - renewed >= 30) { /* the copy's lease outlives a long command */
             renewed = time(NULL);
-            rc = x->renew(x, err);
+            rc = cp_far_lock_renew(x->lock, err);
             if (rc < 0)
                 break;
         }
@@ -213,8 +198,8 @@ static int follow_command(struct cloud_state *s, const struct cp_remote_exec *x,
 }
 
 /* The command in a session of its own; deleting the session ends it if still running (a
- * stop), so the place needs no stop op. With -i, its streams go through chunk files. */
-static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
+ * stop). With -i, its streams go through chunk files. */
+static int cloud_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
     struct cloud_state *s = place;
     cleanup_free char *cmd = command_text(x->far_root, x->argv);
@@ -230,7 +215,7 @@ static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_o
     cleanup_error cp_error_t derr = NULL;
     cp_toolbox_session_delete(&s->tb, sid, &derr);
     if (x->interactive) { /* the chunks left there: the input not taken, the output not sent */
-        cleanup_free char *qio = cp_shell_quote(io);
+        cleanup_free char *qio = cp_shell_quoted(io);
         cleanup_free char *rm = xasprintf("rm -rf %s", qio);
         int st = 0;
         cp_toolbox_execute(&s->tb, rm, 60, &st, NULL, &derr);
@@ -238,12 +223,9 @@ static int cloud_exec(void *place, const struct cp_remote_exec *x, int *status_o
     return r;
 }
 
-static const struct cp_remote_ops cloud_ops = {
-    .lease = true,
+static const struct cp_far_place_ops cloud_far_ops = {
     .connect = cloud_connect,
-    .guard = cloud_guard,
     .exec = cloud_exec,
-    .closing = cloud_closing,
 };
 
 /* Nothing is reached yet: the run (mirror/remote-run.h) connects after the lock here. */
@@ -277,7 +259,7 @@ static int cloud_run(void *state, const struct cp_run_request *req, int *status_
                                      .stop_fd = -1,
                                      .say = say_line,
                                      .config = req->config};
-    return cp_remote_run(&cloud_ops, s, &a, status_out, err);
+    return cp_remote_run(&cloud_far_ops, s, &a, status_out, err);
 }
 
 static void cloud_release(void *state)

@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "places/cloud/sandbox.h"
+#include "src/base/clock.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
@@ -161,13 +163,6 @@ static int start(struct cp_daytona *d, const char *id, cp_error_t *err)
                                                     : 0;
 }
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
@@ -184,18 +179,20 @@ static int errored(const struct cp_sandbox *sb, cp_error_t *err)
 }
 
 /* Polls as the SDKs do: 100 ms, growing by a tenth after 5 s, up to 1 s between polls. */
-static int wait_settled(struct cp_daytona *d, struct cp_sandbox *sb, long deadline, cp_error_t *err)
+static int wait_settled(struct cp_daytona *d, struct cp_sandbox *sb, int64_t deadline,
+                        cp_error_t *err)
 {
-    long pause = 100, started = now_ms();
+    long pause = 100;
+    int64_t started = cp_now_ms();
     while (cp_sandbox_state_transient(sb->state)) {
-        if (now_ms() >= deadline) {
+        if (cp_now_ms() >= deadline) {
             cp_error_make(err, CP_ERR_TIMEOUT, 0, "sandbox %s is still %s after %ld s", sb->id,
                           sb->state, d->wait_ms / 1000);
             cp_error_hint(err, "Try again later; if it stays so, run 'conch-place clean'.");
             return CP_ERR_TIMEOUT;
         }
         sleep_ms(pause);
-        if (now_ms() - started > 5000)
+        if (cp_now_ms() - started > 5000)
             pause = pause * 11 / 10 > 1000 ? 1000 : pause * 11 / 10;
         if (cp_sandbox_get(d, sb->id, sb, err) < 0)
             return cp_error_wrap(err, "waiting for sandbox %s", sb->id);
@@ -205,7 +202,7 @@ static int wait_settled(struct cp_daytona *d, struct cp_sandbox *sb, long deadli
 
 int cp_sandbox_ensure_started(struct cp_daytona *d, struct cp_sandbox *sb, cp_error_t *err)
 {
-    long deadline = now_ms() + d->wait_ms;
+    int64_t deadline = cp_now_ms() + d->wait_ms;
     for (int round = 0; round < 3; round++) {
         if (wait_settled(d, sb, deadline, err) < 0)
             return cp_error_code(err);

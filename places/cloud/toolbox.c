@@ -47,26 +47,6 @@ void cp_toolbox_dispose(struct cp_toolbox *t)
     t->base = NULL;
 }
 
-char *cp_shell_quote(const char *s)
-{
-    size_t n = 2;
-    for (const char *p = s; *p; p++)
-        n += *p == '\'' ? 4 : 1;
-    char *o = xmalloc(n + 1), *q = o;
-    *q++ = '\'';
-    for (const char *p = s; *p; p++) {
-        if (*p == '\'') {
-            memcpy(q, "'\\''", 4);
-            q += 4;
-        } else {
-            *q++ = *p;
-        }
-    }
-    *q++ = '\'';
-    *q = '\0';
-    return o;
-}
-
 static int get_json(struct cp_toolbox *t, const char *path, json_object **out, cp_error_t *err)
 {
     cleanup_free char *url = xasprintf("%s%s", t->base, path);

@@ -45,7 +45,4 @@ int cp_toolbox_command_status(struct cp_toolbox *t, const char *sid, const char 
 int cp_toolbox_command_logs(struct cp_toolbox *t, const char *sid, const char *cid,
                             struct cp_buf *out, struct cp_buf *errout, cp_error_t *err);
 
-/* A string as one single-quoted shell word. */
-char *cp_shell_quote(const char *s);
-
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "places/cloud/transport-daytona.h"
+#include "src/base/shell.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
@@ -26,8 +27,8 @@ struct dt_transport {
     unsigned seq;
 };
 
-struct dt_remote {
-    struct cp_remote base;
+struct dt_proc {
+    struct cp_far_proc base;
     struct dt_transport *t;
     char *command; /* `sh -c SCRIPT conch-mirror ARGS...`, quoted */
     char *io;      /* this command's folder of stream files */
@@ -48,40 +49,27 @@ static int spool(int *fd_out, cp_error_t *err)
     return 0;
 }
 
-static char *script_command(const char *script, const char *const *argv)
-{
-    cleanup_free char *q = cp_shell_quote(script);
-    char *cmd = xasprintf("sh -c %s conch-mirror", q);
-    for (size_t i = 0; argv != NULL && argv[i] != NULL; i++) {
-        cleanup_free char *a = cp_shell_quote(argv[i]);
-        char *next = xasprintf("%s %s", cmd, a);
-        free(cmd);
-        cmd = next;
-    }
-    return cmd;
-}
-
 static int dt_start(struct cp_transport *base, const char *script, const char *const *argv,
-                    struct cp_remote **out, cp_error_t *err)
+                    struct cp_far_proc **out, cp_error_t *err)
 {
     struct dt_transport *t = (struct dt_transport *)base;
-    struct dt_remote *r = xcalloc(1, sizeof(*r));
+    struct dt_proc *r = xcalloc(1, sizeof(*r));
     r->base.ops = &dt_ops;
     r->t = t;
     r->in_fd = r->out_fd = r->err_fd = -1;
-    r->command = script_command(script, argv);
+    r->command = cp_shell_command("sh", script, "conch-mirror", argv);
     r->io = xasprintf("%s/%ld-%u", t->io_dir, (long)getpid(), t->seq++);
     if (spool(&r->in_fd, err) < 0 || spool(&r->out_fd, err) < 0 || spool(&r->err_fd, err) < 0) {
-        dt_ops.remote_free(&r->base);
+        dt_ops.proc_free(&r->base);
         return cp_error_code(err);
     }
     *out = &r->base;
     return 0;
 }
 
-static int dt_write(struct cp_remote *base, const void *buf, size_t len, cp_error_t *err)
+static int dt_write(struct cp_far_proc *base, const void *buf, size_t len, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (r->ran || r->in_len + len > STDIN_MAX)
         return cp_error_make(err, CP_ERR_TOO_BIG, 0, "more input than the far side takes");
     if (cp_write_all(r->in_fd, buf, len) < 0)
@@ -90,18 +78,17 @@ static int dt_write(struct cp_remote *base, const void *buf, size_t len, cp_erro
     return 0;
 }
 
-static char *far_command(struct dt_remote *r)
+static char *far_command(struct dt_proc *r)
 {
-    cleanup_free char *io = cp_shell_quote(r->io);
+    cleanup_free char *io = cp_shell_quoted(r->io);
     const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
     cleanup_free char *inner =
         xasprintf("%sd=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"",
                   r->t->guard ? r->t->guard : "", io, r->command, in);
-    cleanup_free char *q = cp_shell_quote(inner);
-    return xasprintf("sh -c %s", q);
+    return cp_shell_command("sh", inner, NULL, NULL);
 }
 
-static int fetch(struct dt_remote *r, const char *name, int fd, size_t max, cp_error_t *err)
+static int fetch(struct dt_proc *r, const char *name, int fd, size_t max, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("%s/%s", r->io, name);
     if (cp_toolbox_download(r->t->tb, path, fd, max, err) < 0)
@@ -112,7 +99,7 @@ static int fetch(struct dt_remote *r, const char *name, int fd, size_t max, cp_e
 }
 
 /* The one round trip: input up, the script run, its output down. */
-static int run_once(struct dt_remote *r, cp_error_t *err)
+static int run_once(struct dt_proc *r, cp_error_t *err)
 {
     if (r->ran)
         return 0;
@@ -136,9 +123,9 @@ static int run_once(struct dt_remote *r, cp_error_t *err)
     return 0;
 }
 
-static int dt_close_stdin(struct cp_remote *base, cp_error_t *err)
+static int dt_close_stdin(struct cp_far_proc *base, cp_error_t *err)
 {
-    return run_once((struct dt_remote *)base, err);
+    return run_once((struct dt_proc *)base, err);
 }
 
 static ssize_t read_spool(int fd, void *buf, size_t len, cp_error_t *err)
@@ -152,37 +139,37 @@ static ssize_t read_spool(int fd, void *buf, size_t len, cp_error_t *err)
     }
 }
 
-static ssize_t dt_read_stdout(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t dt_read_stdout(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (run_once(r, err) < 0)
         return cp_error_code(err);
     return read_spool(r->out_fd, buf, len, err);
 }
 
-static ssize_t dt_read_stderr(struct cp_remote *base, void *buf, size_t len, cp_error_t *err)
+static ssize_t dt_read_stderr(struct cp_far_proc *base, void *buf, size_t len, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (run_once(r, err) < 0)
         return cp_error_code(err);
     return read_spool(r->err_fd, buf, len, err);
 }
 
-static int dt_wait(struct cp_remote *base, int *status_out, cp_error_t *err)
+static int dt_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (run_once(r, err) < 0)
         return cp_error_code(err);
     *status_out = r->status;
     return 0;
 }
 
-static void dt_remote_free(struct cp_remote *base)
+static void dt_proc_free(struct cp_far_proc *base)
 {
-    struct dt_remote *r = (struct dt_remote *)base;
+    struct dt_proc *r = (struct dt_proc *)base;
     if (r->ran) {
         cleanup_error cp_error_t cerr = NULL;
-        cleanup_free char *io = cp_shell_quote(r->io);
+        cleanup_free char *io = cp_shell_quoted(r->io);
         cleanup_free char *cmd = xasprintf("rm -rf %s", io);
         int st = 0;
         cp_toolbox_execute(r->t->tb, cmd, 60, &st, NULL, &cerr);
@@ -203,15 +190,30 @@ static void dt_free(struct cp_transport *base)
     free(t);
 }
 
+static void dt_guard(struct cp_transport *base, const char *guard)
+{
+    struct dt_transport *t = (struct dt_transport *)base;
+    free(t->guard);
+    t->guard = guard != NULL ? xstrdup(guard) : NULL;
+}
+
+static void dt_closing(struct cp_transport *base)
+{
+    ((struct dt_transport *)base)->closing = true;
+}
+
 static const struct cp_transport_ops dt_ops = {
+    .batch = true, /* one execute per far script */
     .start = dt_start,
     .write_stdin = dt_write,
     .close_stdin = dt_close_stdin,
     .read_stdout = dt_read_stdout,
     .read_stderr = dt_read_stderr,
     .wait = dt_wait,
-    .remote_free = dt_remote_free,
+    .proc_free = dt_proc_free,
     .free = dt_free,
+    .guard = dt_guard,
+    .closing = dt_closing,
 };
 
 int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct cp_transport **out,
@@ -224,16 +226,4 @@ int cp_transport_daytona_new(struct cp_toolbox *tb, const char *io_dir, struct c
     t->io_dir = xstrdup(io_dir);
     *out = &t->base;
     return 0;
-}
-
-void cp_transport_daytona_guard(struct cp_transport *base, const char *guard)
-{
-    struct dt_transport *t = (struct dt_transport *)base;
-    free(t->guard);
-    t->guard = guard != NULL ? xstrdup(guard) : NULL;
-}
-
-void cp_transport_daytona_closing(struct cp_transport *base)
-{
-    ((struct dt_transport *)base)->closing = true;
 }

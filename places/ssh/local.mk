@@ -1,22 +1,25 @@
-# places/ssh/: the SSH place: ~/.ssh/config, known_hosts, the libssh2 session.
+# places/ssh/: the SSH place. config: text, keywords, parse, host; connection: known_hosts,
+# libssh2 handles, socket (TCP, ProxyCommand, ProxyJump), auth, session; channel: pump, exec;
+# the mirror's transport; the place: its side of the remote run, ops, check; the keeper:
+# server, client, wire, request.
 libconch_la_SOURCES += \
-	places/ssh/ssh_config.c places/ssh/ssh_config.h places/ssh/ssh_config_int.h \
-	places/ssh/ssh_keywords.c \
-	places/ssh/ssh_host.c \
-	places/ssh/ssh_jump.c \
-	places/ssh/ssh_fs.c \
-	places/ssh/ssh_text.c places/ssh/ssh_text.h \
-	places/ssh/known_hosts.c places/ssh/known_hosts.h \
-	places/ssh/ssh_handles.h places/ssh/ssh_session.h places/ssh/ssh_session_int.h \
-	places/ssh/ssh_session.c places/ssh/ssh_auth.c places/ssh/ssh_exec.c \
-	places/ssh/ssh_transport.c places/ssh/ssh_pump.c \
-	places/ssh/ssh_place.c places/ssh/ssh_place.h \
-	places/ssh/ssh_mirror.c places/ssh/ssh_warm.c \
-	places/ssh/ssh_remote.c places/ssh/ssh_remote.h \
-	places/ssh/ssh_keeper.c places/ssh/ssh_keeper.h places/ssh/ssh_keeper_int.h \
-	places/ssh/ssh_keeper_wire.c places/ssh/ssh_keeper_client.c \
-	places/ssh/ssh_request.c places/ssh/ssh_request.h \
-	places/ssh/place-ssh.c places/ssh/place-ssh-int.h places/ssh/place-ssh-check.c
+	places/ssh/config-text.c places/ssh/config-text.h \
+	places/ssh/config-keywords.c places/ssh/config-parse.c places/ssh/config-parse.h \
+	places/ssh/config-host.c places/ssh/config-host.h \
+	places/ssh/known-hosts.c places/ssh/known-hosts.h \
+	places/ssh/handles.c places/ssh/handles.h \
+	places/ssh/socket.c places/ssh/socket.h \
+	places/ssh/auth.c places/ssh/auth.h \
+	places/ssh/session.c places/ssh/session.h \
+	places/ssh/pump.c places/ssh/pump.h \
+	places/ssh/exec.c places/ssh/exec.h \
+	places/ssh/mirror-transport.c places/ssh/mirror-transport.h \
+	places/ssh/remote-run.c places/ssh/remote-run.h \
+	places/ssh/place-ssh.c places/ssh/place-ssh.h places/ssh/place-check.c \
+	places/ssh/keeper.c places/ssh/keeper.h \
+	places/ssh/keeper-client.c places/ssh/keeper-client.h \
+	places/ssh/keeper-wire.c places/ssh/keeper-wire.h \
+	places/ssh/keeper-request.c places/ssh/keeper-request.h
 
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_ssh_config

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/ssh/ssh_config.h"
+#include "places/ssh/config-host.h"
 #include "src/base/util.h"
 #include "tests/ssh/memfs.h"
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "places/ssh/known_hosts.h"
+#include "places/ssh/known-hosts.h"
 #include "src/base/digest.h"
 #include "src/base/util.h"
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "places/ssh/ssh_config.h"
+#include "places/ssh/config-host.h"
 
 struct memfs_file {
     char *path;

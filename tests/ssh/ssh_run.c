@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "places/ssh/ssh_config.h"
-#include "places/ssh/ssh_session.h"
+#include "places/ssh/config-host.h"
+#include "places/ssh/exec.h"
+#include "places/ssh/session.h"
+#include "src/base/buf.h"
+#include "src/base/shell.h"
 #include "src/base/util.h"
 
 static int fail(cp_error_t *err)
@@ -32,11 +35,14 @@ int main(int argc, char **argv)
     if (cp_ssh_fs_init_default(&fs, &err) < 0 || cp_ssh_place_resolve(&fs, argv[1], &h, &err) < 0 ||
         cp_ssh_connect(&fs, &h, &s, &err) < 0)
         return fail(&err);
-    cleanup_free char *command = cp_ssh_quote_argv(argv + sep + 1);
+    cleanup_buf struct cp_buf command;
+    cp_buf_init(&command, (size_t)16 * 1024 * 1024);
+    if (cp_shell_quote_argv(&command, (const char *const *)argv + sep + 1) < 0)
+        return 2;
     struct cp_ssh_io io = {
         .in_fd = with_stdin ? 0 : -1, .out = cp_ssh_sink_stdout, .err = cp_ssh_sink_stderr};
     int status = 0;
-    if (cp_ssh_exec(s, command, &io, &status, &err) < 0)
+    if (cp_ssh_exec(s, command.data, &io, &status, &err) < 0)
         return fail(&err);
     return status;
 }

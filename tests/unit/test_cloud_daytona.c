@@ -18,6 +18,7 @@
 #include "places/cloud/toolbox.h"
 #include "src/base/json.h"
 #include "src/base/secrets.h"
+#include "src/base/shell.h"
 #include "src/base/util.h"
 
 static void refused(const char *url)
@@ -242,7 +243,7 @@ static void test_cloud_secrets__remove__gone(void **state)
 static void test_cloud_quote__quotes__one_word(void **state)
 {
     (void)state;
-    cleanup_free char *q = cp_shell_quote("it's $HOME");
+    cleanup_free char *q = cp_shell_quoted("it's $HOME"); /* the quoter cloud uses */
     assert_string_equal(q, "'it'\\''s $HOME'");
 }
 

@@ -52,7 +52,7 @@ static struct cp_transport_ops test_ops;
 static struct test_transport T;
 
 static int wrapper_start(struct cp_transport *t, const char *script, const char *const *argv,
-                         struct cp_remote **out, cp_error_t *err)
+                         struct cp_far_proc **out, cp_error_t *err)
 {
     struct test_transport *tt = (struct test_transport *)t;
     for (size_t i = 0; argv[i] != NULL; i++) {

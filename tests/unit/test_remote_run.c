@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -62,7 +63,7 @@ static void note(const char *fmt, ...)
 }
 
 static int fake_start(struct cp_transport *t, const char *script, const char *const *argv,
-                      struct cp_remote **out, cp_error_t *err)
+                      struct cp_far_proc **out, cp_error_t *err)
 {
     struct fake *f = (struct fake *)t;
     if (script == cp_far_pack_script && f->fail_pack)
@@ -88,38 +89,39 @@ static bool here_locked(void)
     return busy;
 }
 
-static int fake_connect(void *place, int stop_fd, struct cp_remote_link *out, cp_error_t *err)
+static int fake_connect(void *place, int stop_fd, struct cp_far_link *out, cp_error_t *err)
 {
     (void)place;
     (void)stop_fd;
     note("connect%s ", here_locked() ? "(here locked)" : "(here free)");
     if (F.fail_connect)
         return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "no answer (the test's)");
-    *out = (struct cp_remote_link){.transport = &F.base,
-                                   .far_root = far_root,
-                                   .far_lock = far_lock,
-                                   .place_id = "fake place 1",
-                                   .where = "fakehost"};
+    *out = (struct cp_far_link){.transport = &F.base,
+                                .far_root = far_root,
+                                .far_lock = far_lock,
+                                .place_id = "fake place 1",
+                                .where = "fakehost"};
     return 0;
 }
 
-static void fake_guard(void *place, const char *guard)
+static void fake_guard(struct cp_transport *t, const char *guard)
 {
-    (void)place;
+    (void)t;
     note("guard ");
     snprintf(F.guard, sizeof(F.guard), "%s", guard != NULL ? guard : "(none)");
 }
 
 /* The command: it sees the pushed copy and the lock there, then edits the copy. */
-static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_out, cp_error_t *err)
+static int fake_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
     (void)place;
     cleanup_free char *lock = get_file(S.top, "far/lock");
     cleanup_free char *pushed = get_file(x->far_root, "a.txt");
     note("exec(%s,%s,%s,%s) ", x->argv[0], lock != NULL ? "there locked" : "there free",
          pushed != NULL ? "pushed" : "not pushed", here_locked() ? "here locked" : "here free");
-    if (F.mode == FAKE_STOP) {
-        x->stop(x);
+    struct pollfd stop = {.fd = x->stop_fd, .events = POLLIN};
+    if (F.mode == FAKE_STOP && poll(&stop, 1, 0) == 1) {
+        note("stop ");
         return CP_ERR_INTERRUPTED;
     }
     char path[300];
@@ -131,7 +133,7 @@ static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_ou
         put_file(x->far_root, F.make_too, "made there\n");
     if (F.swap_id != NULL)
         put_file(x->far_root, ".conch-mirror-id", F.swap_id);
-    if (x->renew != NULL && x->renew(x, err) < 0)
+    if (cp_far_lock_renew(x->lock, err) < 0)
         return cp_error_code(err);
     if (F.mode == FAKE_EDIT_THEN_FAIL)
         return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "the channel broke (the test's)");
@@ -139,31 +141,15 @@ static int fake_exec(void *place, const struct cp_remote_exec *x, int *status_ou
     return 0;
 }
 
-static void fake_stop(void *place)
+static void fake_closing(struct cp_transport *t)
 {
-    (void)place;
-    note("stop ");
-}
-
-static void fake_closing(void *place)
-{
-    (void)place;
+    (void)t;
     note("closing");
 }
 
-static int fake_signal(void *place)
-{
-    (void)place;
-    return SIGTERM;
-}
-
-static struct cp_remote_ops fake_ops = {
+static const struct cp_far_place_ops fake_far_ops = {
     .connect = fake_connect,
-    .guard = fake_guard,
     .exec = fake_exec,
-    .stop = fake_stop,
-    .closing = fake_closing,
-    .stop_signal = fake_signal,
 };
 
 static int setup(void **state)
@@ -184,9 +170,10 @@ static int setup(void **state)
     fake_transport_ops = *F.inner->ops;
     fake_transport_ops.start = fake_start;
     fake_transport_ops.free = fake_transport_free;
+    fake_transport_ops.guard = fake_guard;
+    fake_transport_ops.closing = fake_closing;
     F.base.ops = &fake_transport_ops;
     F.status = 3;
-    fake_ops.lease = false;
     run_config = NULL;
     setenv("CONCH_HOME", home, 1); /* config.json read there is the test's, never the person's */
     put_file(S.work, "a.txt", "a here\n");
@@ -214,7 +201,7 @@ static int run(int *status, cp_error_t *err)
                                      .stop_fd = stop_fd,
                                      .config = run_config};
     F.log[0] = '\0';
-    return cp_remote_run(&fake_ops, &F, &a, status, err);
+    return cp_remote_run(&fake_far_ops, &F, &a, status, err);
 }
 
 static void test_remote__honest_run__steps_in_order_changes_back(void **state)
@@ -283,14 +270,33 @@ static void test_remote__pull_fails__nothing_deleted_code_in_words(void **state)
     assert_string_equal(n, "made there\n");
 }
 
-/* A stop during the command: its group ended through the place's stop, 128+n, no pull. */
+/* A stop already asked: a pipe with a byte in it (the keeper's client's way). */
+static int stop_pipe[2] = {-1, -1};
+static void ask_stop(void)
+{
+    assert_int_equal(pipe(stop_pipe), 0);
+    assert_int_equal(write(stop_pipe[1], "\17", 1), 1);
+    stop_fd = stop_pipe[0];
+}
+
+static void drop_stop(void)
+{
+    close(stop_pipe[0]);
+    close(stop_pipe[1]);
+    stop_fd = -1;
+}
+
+/* A stop during the command: the place's exec ends its group itself, the run answers 128+n
+ * with the signal the stop carried, no pull. */
 static void test_remote__stop_at_command__stop_op_and_128_plus_n(void **state)
 {
     (void)state;
     F.mode = FAKE_STOP;
+    ask_stop();
     cleanup_error cp_error_t err = NULL;
     int status = -1;
     assert_int_equal(run(&status, &err), 0);
+    drop_stop();
     assert_null(err);
     assert_int_equal(status, 128 + SIGTERM);
     assert_string_equal(F.log, "connect(here locked) exec(the-command,there locked,pushed,here "
@@ -315,11 +321,12 @@ static void test_remote__connect_fails__error_and_lock_here_free(void **state)
     assert_null(lock); /* never reached there */
 }
 
-/* A leased lock (cloud): the guard is handed over, renewing works during the command. */
+/* A leased lock (a batch transport: cloud): the guard is handed over, renewing works during
+ * the command. */
 static void test_remote__lease__guard_given_renew_ok(void **state)
 {
     (void)state;
-    fake_ops.lease = true;
+    fake_transport_ops.batch = true;
     cleanup_error cp_error_t err = NULL;
     int status = -1;
     assert_int_equal(run(&status, &err), 0);
@@ -330,22 +337,6 @@ static void test_remote__lease__guard_given_renew_ok(void **state)
     assert_false(exists_nofollow(S.work, "b.txt"));
     cleanup_free char *lock = get_file(S.top, "far/lock"); /* released at the end */
     assert_null(lock);
-}
-
-/* A stop already asked: a pipe with a byte in it (the keeper's client's way). */
-static int stop_pipe[2] = {-1, -1};
-static void ask_stop(void)
-{
-    assert_int_equal(pipe(stop_pipe), 0);
-    assert_int_equal(write(stop_pipe[1], "\17", 1), 1);
-    stop_fd = stop_pipe[0];
-}
-
-static void drop_stop(void)
-{
-    close(stop_pipe[0]);
-    close(stop_pipe[1]);
-    stop_fd = -1;
 }
 
 /* Another command of this computer holds the copy: a stop while waiting for it ends the run

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "places/ssh/ssh_config.h"
-#include "places/ssh/ssh_place.h"
-#include "places/ssh/ssh_text.h"
+#include "places/ssh/config-host.h"
+#include "places/ssh/place-ssh.h"
+#include "places/ssh/config-text.h"
 #include "src/base/util.h"
 #include "tests/ssh/memfs.h"
 
@@ -118,7 +118,7 @@ static void test_ssh_config__defaults__filled_and_expanded(void **state)
     assert_int_equal(resolve(*state, "Host box\n", "box", &h, &err), 0);
     assert_string_equal(h.user, "u");
     assert_int_equal(h.port, 22);
-    assert_string_equal(h.identity_files[0], "/home/u/.ssh/id_ed25519");
+    assert_string_equal(h.identity_files.v[0], "/home/u/.ssh/id_ed25519");
     assert_string_equal(h.user_known_hosts[0], "/home/u/.ssh/known_hosts");
     assert_string_equal(h.identity_agent, "SSH_AUTH_SOCK");
     assert_int_equal(h.connect_timeout, 0);
@@ -135,9 +135,9 @@ static void test_ssh_config__tokens__expanded_in_paths(void **state)
                              "box", &h, &err),
                      0);
     assert_string_equal(h.hostname, "box.example");
-    assert_string_equal(h.identity_files[0], "/home/u/k/box.example-2222-bob-u-box-%");
-    assert_string_equal(h.identity_files[1], "/home/u/second");
-    assert_null(h.identity_files[2]);
+    assert_string_equal(h.identity_files.v[0], "/home/u/k/box.example-2222-bob-u-box-%");
+    assert_string_equal(h.identity_files.v[1], "/home/u/second");
+    assert_null(h.identity_files.v[2]);
     assert_string_equal(h.user_known_hosts[0], "/home/u/kh/box.example");
     assert_string_equal(h.user_known_hosts[1], "none");
 }
@@ -236,7 +236,7 @@ static void test_ssh_config__quoted_value_with_space__one_argument(void **state)
     assert_int_equal(
         resolve(*state, "Host box\n  IdentityFile \"~/my keys/id\" # comment\n", "box", &h, &err),
         0);
-    assert_string_equal(h.identity_files[0], "/home/u/my keys/id");
+    assert_string_equal(h.identity_files.v[0], "/home/u/my keys/id");
 }
 
 static void test_ssh_config__unclosed_quote__refused(void **state)
@@ -394,7 +394,7 @@ static void test_ssh_config__dump__reparses_to_same(void **state)
     assert_int_equal(resolve(f, dump, "box", &again, &err), 0);
     cleanup_free char *dump2 = cp_ssh_host_dump(&again);
     assert_string_equal(dump, dump2);
-    assert_string_equal(again.identity_files[0], "/home/u/my keys/100%");
+    assert_string_equal(again.identity_files.v[0], "/home/u/my keys/100%");
     assert_int_equal(again.connect_timeout, 60);
     assert_true(again.literal);
 }

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "places/ssh/known_hosts.h"
+#include "places/ssh/known-hosts.h"
 #include "src/base/digest.h"
 #include "src/base/util.h"
 

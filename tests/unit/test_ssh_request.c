@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "places/ssh/ssh_request.h"
+#include "places/ssh/keeper-request.h"
 #include "src/base/json.h"
 #include "src/base/util.h"
 
