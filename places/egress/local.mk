@@ -12,8 +12,9 @@ libconch_la_SOURCES += \
 	places/egress/mint.c places/egress/mint.h \
 	places/egress/policy.c places/egress/policy.h \
 	places/egress/proxy.c places/egress/proxy.h places/egress/proxy-int.h \
-	places/egress/proxy-accept.c places/egress/proxy-dial.c places/egress/proxy-head.c \
-	places/egress/proxy-hello.c places/egress/proxy-refuse.c places/egress/proxy-relay.c \
+	places/egress/proxy-accept.c places/egress/proxy-conn.c places/egress/proxy-dial.c \
+	places/egress/proxy-flow.c places/egress/proxy-head.c places/egress/proxy-hello.c \
+	places/egress/proxy-refuse.c places/egress/proxy-relay.c \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
 	places/egress/sign-ins.c places/egress/sign-ins.h \
