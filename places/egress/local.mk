@@ -21,8 +21,8 @@ libconch_la_SOURCES += \
 	places/egress/sign-ins-feed.c places/egress/sign-ins-feed.h \
 	places/egress/sign-ins-door.c places/egress/sign-ins-door.h \
 	places/egress/terminate.c places/egress/terminate.h places/egress/terminate-int.h \
-	places/egress/terminate-io.c places/egress/terminate-request.c \
-	places/egress/terminate-response.c \
+	places/egress/terminate-io.c places/egress/terminate-log.c places/egress/terminate-queue.c \
+	places/egress/terminate-request.c places/egress/terminate-response.c \
 	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h \
