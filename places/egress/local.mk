@@ -12,16 +12,17 @@ libconch_la_SOURCES += \
 	places/egress/mint.c places/egress/mint.h \
 	places/egress/policy.c places/egress/policy.h \
 	places/egress/proxy.c places/egress/proxy.h places/egress/proxy-int.h \
-	places/egress/proxy-accept.c places/egress/proxy-dial.c places/egress/proxy-head.c \
-	places/egress/proxy-hello.c places/egress/proxy-refuse.c places/egress/proxy-relay.c \
+	places/egress/proxy-accept.c places/egress/proxy-conn.c places/egress/proxy-dial.c \
+	places/egress/proxy-flow.c places/egress/proxy-head.c places/egress/proxy-hello.c \
+	places/egress/proxy-refuse.c places/egress/proxy-relay.c \
 	places/egress/request.c places/egress/request.h \
 	places/egress/resolver.c places/egress/resolver.h \
 	places/egress/sign-ins.c places/egress/sign-ins.h \
 	places/egress/sign-ins-feed.c places/egress/sign-ins-feed.h \
 	places/egress/sign-ins-door.c places/egress/sign-ins-door.h \
 	places/egress/terminate.c places/egress/terminate.h places/egress/terminate-int.h \
-	places/egress/terminate-io.c places/egress/terminate-request.c \
-	places/egress/terminate-response.c \
+	places/egress/terminate-io.c places/egress/terminate-log.c places/egress/terminate-queue.c \
+	places/egress/terminate-request.c places/egress/terminate-response.c \
 	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h \

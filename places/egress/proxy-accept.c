@@ -1,6 +1,6 @@
 /* Connections: accepted in batches up to the limit (past it answered "busy", past that closed),
- * watched by epoll, ended, and held to their stages' deadlines by a sweep; and the proxy's own
- * idle exit. */
+ * and held to their stages' deadlines by a sweep, which also takes the lookups' answers; and
+ * the proxy's own idle exit. Above every stage, below only the loop. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,83 +16,6 @@
 #define ACCEPT_BATCH    64
 #define EMFILE_PAUSE_MS 100
 #define BUSY_EXTRA      64 /* past the limit: answered 503 rather than dropped */
-
-void cp_proxy_watch(struct proxy *p, struct side *s, uint32_t events)
-{
-    if (s->fd < 0 || s->events == events)
-        return;
-    struct epoll_event ev = {.events = events, .data.ptr = s};
-    /* The fd is added on creation with events 0 standing for "registered, nothing wanted". */
-    epoll_ctl(p->epfd, EPOLL_CTL_MOD, s->fd, &ev);
-    s->events = events;
-}
-
-int cp_proxy_watch_add(struct proxy *p, struct side *s, uint32_t events)
-{
-    struct epoll_event ev = {.events = events, .data.ptr = s};
-    if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, s->fd, &ev) < 0)
-        return -1;
-    s->events = events;
-    return 0;
-}
-
-void cp_proxy_side_close(struct proxy *p, struct side *s)
-{
-    if (s->fd < 0)
-        return;
-    epoll_ctl(p->epfd, EPOLL_CTL_DEL, s->fd, NULL);
-    close(s->fd);
-    s->fd = -1;
-    s->events = 0;
-}
-
-void cp_proxy_tls_watch_end(struct conn *c)
-{
-    if (c->watch == NULL)
-        return;
-    cp_tls_watch_dispose(c->watch);
-    free(c->watch);
-    c->watch = NULL;
-}
-
-/* Closes everything now; the memory goes after the current batch of events, which may still
- * name this connection. */
-void cp_proxy_conn_kill(struct proxy *p, struct conn *c)
-{
-    if (c->state == ST_DEAD)
-        return;
-    cp_proxy_side_close(p, &c->client);
-    cp_proxy_side_close(p, &c->upstream);
-    cp_proxy_tls_watch_end(c);
-    if (c->job != NULL)
-        cp_egress_resolver_cancel(c->job);
-    c->job = NULL;
-    free(c->head);
-    c->head = NULL;
-    free(c->hello);
-    c->hello = NULL;
-    cp_proxy_flow_dispose(&c->up);
-    cp_proxy_flow_dispose(&c->down);
-    c->state = ST_DEAD;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        p->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    c->next = p->dead;
-    p->dead = c;
-    p->nconns--;
-}
-
-void cp_proxy_bury_dead(struct proxy *p)
-{
-    while (p->dead != NULL) {
-        struct conn *c = p->dead;
-        p->dead = c->next;
-        free(c);
-    }
-}
 
 static struct conn *conn_new(struct proxy *p, int fd)
 {

@@ -1,5 +1,6 @@
 /* The CONNECT head: read whole (bounded), judged (the credential, the list), then the name
- * looked up (through the upstream proxy's name when one applies) and its addresses judged. */
+ * looked up (through the upstream proxy's name when one applies), the lookups' answers taken
+ * as they come, and the addresses judged before the dial (proxy-dial.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -89,4 +90,15 @@ void cp_proxy_read_head(struct proxy *p, struct conn *c)
     if (cp_egress_parse_head(c->head, c->head_len, &req, &reason) == 1)
         return;
     decide(p, c, &req, reason);
+}
+
+void cp_proxy_take_answers(struct proxy *p)
+{
+    void *tag;
+    struct cp_egress_answer a;
+    while (cp_egress_resolver_take(p->resolver, &tag, &a) == 1) {
+        struct conn *c = tag;
+        cp_proxy_resolved(p, c, &a);
+        cp_proxy_after_event(p, c);
+    }
 }

@@ -3,12 +3,14 @@
  *
  * A connection walks HEAD -> RESOLVING -> DIALING [-> ASKING, through an upstream proxy] ->
  * HELLO -> TUNNEL, or leaves for REFUSING -> LINGER with an answer that says why. Every stage
- * has a deadline, every buffer a bound. The files, in a connection's order: proxy-accept.c
- * (accept, the connection limit, the deadlines), proxy-head.c (the CONNECT head, the verdict on
- * the name and then on its addresses), proxy-dial.c (the dial, the upstream proxy, the 200),
- * proxy-hello.c (the ClientHello, and the hand-off of a tunnel whose TLS ends here),
- * proxy-relay.c (the bytes of a tunnel), proxy-refuse.c (every refusal and the decision log),
- * and proxy.c (the loop that dispatches to them). */
+ * has a deadline, every buffer a bound. The files stand in layers, each calling only those
+ * below it: proxy-flow.c (a flow's buffered bytes and pipes) at the bottom; proxy-conn.c (a
+ * connection's epoll interest, its sides closed, its end); proxy-refuse.c (every refusal and
+ * the decision log); the stages: proxy-relay.c (the bytes of a tunnel), proxy-dial.c (the dial,
+ * the upstream proxy, the 200), proxy-hello.c (the ClientHello, and the hand-off of a tunnel
+ * whose TLS ends here), proxy-head.c (the CONNECT head, the verdict on the name and then on its
+ * addresses); proxy-accept.c (accept, the connection limit, the deadlines); and proxy.c on top
+ * (the loop that dispatches to them). */
 #ifndef CONCH_EGRESS_PROXY_INT_H
 #define CONCH_EGRESS_PROXY_INT_H
 
@@ -100,40 +102,22 @@ struct proxy {
     struct side feed_side; /* fd -1 when there is no channel, or once it ended */
 };
 
-/* proxy-accept.c: epoll interest, connections' lives, the limit and the deadlines. */
+/* proxy-flow.c: flows. */
+void cp_proxy_close_pipe(int pipe_fds[2]);
+void cp_proxy_flow_dispose(struct flow *f);
+bool cp_proxy_flow_pending(const struct flow *f);
+void cp_proxy_flow_set_text(struct flow *f, const char *text, size_t len);
+int cp_proxy_flow_write(struct flow *f, int fd);
+bool cp_proxy_tunnel_done(const struct conn *c);
+
+/* proxy-conn.c: epoll interest, a connection's end. */
 void cp_proxy_watch(struct proxy *p, struct side *s, uint32_t events);
 int cp_proxy_watch_add(struct proxy *p, struct side *s, uint32_t events);
 void cp_proxy_side_close(struct proxy *p, struct side *s);
 void cp_proxy_tls_watch_end(struct conn *c);
 void cp_proxy_conn_kill(struct proxy *p, struct conn *c);
 void cp_proxy_bury_dead(struct proxy *p);
-void cp_proxy_accept_some(struct proxy *p);
-void cp_proxy_sweep(struct proxy *p);
-bool cp_proxy_idle_exit_due(struct proxy *p);
-
-/* proxy-head.c: the CONNECT head, its verdict, the lookup's answer. */
-void cp_proxy_read_head(struct proxy *p, struct conn *c);
-void cp_proxy_resolved(struct proxy *p, struct conn *c, const struct cp_egress_answer *a);
-
-/* proxy-dial.c: the dial, the upstream proxy's answer, the 200. */
-bool cp_proxy_early_bytes(struct proxy *p, struct conn *c);
-void cp_proxy_dial_next(struct proxy *p, struct conn *c);
-void cp_proxy_dial_check(struct proxy *p, struct conn *c);
-void cp_proxy_read_upstream_answer(struct proxy *p, struct conn *c);
-
-/* proxy-hello.c: the ClientHello after the 200. */
-void cp_proxy_read_hello(struct proxy *p, struct conn *c);
-
-/* proxy-relay.c: flows and the tunnel's bytes. */
-void cp_proxy_close_pipe(int pipe_fds[2]);
-void cp_proxy_flow_dispose(struct flow *f);
-bool cp_proxy_flow_pending(const struct flow *f);
-void cp_proxy_flow_set_text(struct flow *f, const char *text, size_t len);
-int cp_proxy_flow_write(struct flow *f, int fd);
-void cp_proxy_relay(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
-                    struct side *to);
-void cp_proxy_flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to);
-bool cp_proxy_tunnel_done(const struct conn *c);
+void cp_proxy_after_event(struct proxy *p, struct conn *c);
 
 /* proxy-refuse.c: refusals, their answers, and the decision log. */
 void cp_proxy_log_decision(struct proxy *p, struct conn *c, enum cp_egress_reason reason,
@@ -147,8 +131,28 @@ void cp_proxy_refuse_later_hello(struct proxy *p, struct conn *c, enum cp_egress
 void cp_proxy_flush_refusal(struct proxy *p, struct conn *c);
 void cp_proxy_linger_drain(struct proxy *p, struct conn *c);
 
-/* proxy.c: what follows every event on a connection. */
-void cp_proxy_after_event(struct proxy *p, struct conn *c);
+/* proxy-relay.c: the tunnel's bytes. */
+void cp_proxy_relay(struct proxy *p, struct conn *c, struct side *from, struct flow *f,
+                    struct side *to);
+void cp_proxy_flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct side *to);
+
+/* proxy-dial.c: the dial, the upstream proxy's answer, the 200. */
+bool cp_proxy_early_bytes(struct proxy *p, struct conn *c);
+void cp_proxy_dial_next(struct proxy *p, struct conn *c);
+void cp_proxy_dial_check(struct proxy *p, struct conn *c);
+void cp_proxy_read_upstream_answer(struct proxy *p, struct conn *c);
+
+/* proxy-hello.c: the ClientHello after the 200. */
+void cp_proxy_read_hello(struct proxy *p, struct conn *c);
+
+/* proxy-head.c: the CONNECT head, its verdict, the lookups' answers. */
+void cp_proxy_read_head(struct proxy *p, struct conn *c);
+void cp_proxy_resolved(struct proxy *p, struct conn *c, const struct cp_egress_answer *a);
 void cp_proxy_take_answers(struct proxy *p);
+
+/* proxy-accept.c: accept, the limit, the deadlines, the idle exit. */
+void cp_proxy_accept_some(struct proxy *p);
+void cp_proxy_sweep(struct proxy *p);
+bool cp_proxy_idle_exit_due(struct proxy *p);
 
 #endif

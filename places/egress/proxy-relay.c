@@ -1,8 +1,8 @@
-/* A tunnel's bytes. An idle tunnel holds no buffer and no pipe: bytes are spliced through one
- * shared pipe (no copy through user space), and only what a slow reader leaves behind is kept,
- * in that pipe, which the tunnel then owns. Until the server's ServerHello has gone by, a
- * tunnel copies instead, so that the watch (watch.h) reads every later ClientHello before it
- * goes on. */
+/* A tunnel's bytes, carried in its flows (proxy-flow.c). An idle tunnel holds no buffer and no
+ * pipe: bytes are spliced through one shared pipe (no copy through user space), and only what a
+ * slow reader leaves behind is kept, in that pipe, which the tunnel then owns. Until the server's
+ * ServerHello has gone by, a tunnel copies instead, so that the watch (watch.h) reads every later
+ * ClientHello before it goes on. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,51 +18,6 @@
 
 #define PIPE_SIZE    (1024 * 1024) /* the shared pipe; measured with bench/egress-proxy */
 #define RELAY_ROUNDS 4
-
-void cp_proxy_close_pipe(int pipe_fds[2])
-{
-    for (int i = 0; i < 2; i++) {
-        if (pipe_fds[i] >= 0)
-            close(pipe_fds[i]);
-        pipe_fds[i] = -1;
-    }
-}
-
-void cp_proxy_flow_dispose(struct flow *f)
-{
-    free(f->buf);
-    f->buf = NULL;
-    f->off = f->len = 0;
-    cp_proxy_close_pipe(f->pipe);
-    f->piped = 0;
-}
-
-bool cp_proxy_flow_pending(const struct flow *f)
-{
-    return f->len > 0 || f->piped > 0;
-}
-
-void cp_proxy_flow_set_text(struct flow *f, const char *text, size_t len)
-{
-    cp_proxy_flow_dispose(f);
-    f->buf = xmalloc(len);
-    memcpy(f->buf, text, len);
-    f->len = len;
-}
-
-/* Writes what a flow holds to fd; -1 when the peer is gone. */
-int cp_proxy_flow_write(struct flow *f, int fd)
-{
-    while (f->len > 0) {
-        ssize_t n = send(fd, f->buf + f->off, f->len, MSG_NOSIGNAL);
-        if (n < 0)
-            return errno == EAGAIN || errno == EINTR ? 0 : -1;
-        f->off += (size_t)n;
-        f->len -= (size_t)n;
-    }
-    cp_proxy_flow_dispose(f);
-    return 0;
-}
 
 /* The shared pipe; false when none can be had (out of descriptors): then bytes are copied. */
 static bool shared_pipe(struct proxy *p)
@@ -205,10 +160,4 @@ void cp_proxy_flush_flow(struct proxy *p, struct conn *c, struct flow *f, struct
     c->deadline = p->now + p->cfg->idle_timeout_ms;
     if (!cp_proxy_flow_pending(f) && f->eof)
         shutdown(to->fd, SHUT_WR);
-}
-
-bool cp_proxy_tunnel_done(const struct conn *c)
-{
-    return c->up.eof && !cp_proxy_flow_pending(&c->up) && c->down.eof &&
-           !cp_proxy_flow_pending(&c->down);
 }

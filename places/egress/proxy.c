@@ -96,62 +96,6 @@ static void on_upstream(struct proxy *p, struct conn *c, uint32_t ev)
         cp_proxy_relay(p, c, &c->upstream, &c->down, &c->client);
 }
 
-static void update_watch(struct proxy *p, struct conn *c)
-{
-    uint32_t cl = 0, up = 0;
-    switch (c->state) {
-    case ST_HEAD:
-    case ST_LINGER:
-    case ST_RESOLVING:
-        cl = EPOLLIN;
-        break;
-    case ST_REFUSING:
-        cl = EPOLLOUT;
-        break;
-    case ST_DIALING:
-        cl = EPOLLIN;
-        up = EPOLLOUT;
-        break;
-    case ST_ASKING:
-        cl = EPOLLIN;
-        up = c->up.len > 0 ? EPOLLOUT : EPOLLIN;
-        break;
-    case ST_HELLO:
-        /* The server is not read until the hello has passed. */
-        cl = c->down.len > 0 ? EPOLLOUT : EPOLLIN;
-        break;
-    case ST_TUNNEL:
-        cl = (!cp_proxy_flow_pending(&c->up) && !c->up.eof ? EPOLLIN : 0) |
-             (cp_proxy_flow_pending(&c->down) ? EPOLLOUT : 0);
-        up = (!cp_proxy_flow_pending(&c->down) && !c->down.eof ? EPOLLIN : 0) |
-             (cp_proxy_flow_pending(&c->up) ? EPOLLOUT : 0);
-        break;
-    default:
-        break;
-    }
-    cp_proxy_watch(p, &c->client, cl);
-    cp_proxy_watch(p, &c->upstream, up);
-}
-
-void cp_proxy_after_event(struct proxy *p, struct conn *c)
-{
-    if (c->state == ST_TUNNEL && cp_proxy_tunnel_done(c))
-        cp_proxy_conn_kill(p, c);
-    if (c->state != ST_DEAD)
-        update_watch(p, c);
-}
-
-void cp_proxy_take_answers(struct proxy *p)
-{
-    void *tag;
-    struct cp_egress_answer a;
-    while (cp_egress_resolver_take(p->resolver, &tag, &a) == 1) {
-        struct conn *c = tag;
-        cp_proxy_resolved(p, c, &a);
-        cp_proxy_after_event(p, c);
-    }
-}
-
 /* The sign-in channel: at its end the table stays and the fd is no longer watched (a closed
  * pipe would otherwise wake the loop for ever). */
 static void read_sign_ins(struct proxy *p)

@@ -2,10 +2,12 @@
  * requests awaiting answers, and the steps each file takes for the others. Private to
  * places/egress/terminate*.c.
  *
- * terminate.c runs the worker (its thread, both handshakes, the loop over the two directions,
- * the linger after a refusal); terminate-io.c is TLS reads and writes with deadlines and the
- * bodies' framing; terminate-request.c is the box's side (a head read, judged, signed in or not,
- * sent on); terminate-response.c is the host's side (each answer framed, in order). */
+ * The files stand in layers, each calling only those below it: terminate-log.c (the decision
+ * log's lines), terminate-queue.c (the requests awaiting answers) and terminate-io.c (TLS reads
+ * and writes with deadlines, and the bodies' framing) at the bottom; terminate-request.c, the
+ * box's side (a head read, judged, signed in or not, sent on), and terminate-response.c, the
+ * host's side (each answer framed, in order); and terminate.c on top, which runs the worker (its
+ * thread, both handshakes, the loop over the two directions, the linger after a refusal). */
 #ifndef CONCH_EGRESS_TERMINATE_INT_H
 #define CONCH_EGRESS_TERMINATE_INT_H
 
@@ -71,13 +73,18 @@ struct worker {
     char upstream_why[256];
 };
 
-/* terminate.c: the log. */
+/* terminate-log.c: the log. */
 struct cp_egress_decision cp_terminate_decision(const struct worker *w,
                                                 enum cp_egress_reason reason, const char *method,
                                                 const char *path);
 void cp_terminate_log_decision(const struct worker *w, const struct cp_egress_decision *d);
 void cp_terminate_log_line(struct worker *w, enum cp_egress_reason reason, const char *method,
                            const char *path);
+
+/* terminate-queue.c: the requests awaiting answers. */
+void cp_terminate_queue_push(struct worker *w, bool head, char *source);
+void cp_terminate_queue_pop(struct worker *w);
+void cp_terminate_sent_dispose(struct sent *q);
 
 /* terminate-io.c: TLS with deadlines, and bodies. */
 int cp_terminate_ssl_again(struct side *s, int ret);
@@ -89,7 +96,6 @@ int cp_terminate_relay_body(struct worker *w, struct side *from, struct framing 
                             struct side *to);
 
 /* terminate-request.c: the box's side. */
-void cp_terminate_sent_dispose(struct sent *q);
 int cp_terminate_step_request(struct worker *w);
 
 /* terminate-response.c: the host's side. */

@@ -52,24 +52,6 @@ static int send_head(struct worker *w, const char *head, size_t len, bool readin
     return r;
 }
 
-static void queue_push(struct worker *w, bool head, char *source)
-{
-    struct sent *q = &w->sent[(w->qfirst + w->qn++) % QUEUE_MAX];
-    *q = (struct sent){.head = head, .source = source};
-    if (source != NULL) {
-        q->method = xstrdup(w->method);
-        q->path = xstrdup(w->target);
-    }
-}
-
-void cp_terminate_sent_dispose(struct sent *q)
-{
-    free(q->source);
-    free(q->method);
-    free(q->path);
-    *q = (struct sent){0};
-}
-
 /* Sends an allowed head on and starts its body. body: the whole body when a rule read it
  * (held), else NULL; with it the read table says whether the request only fetches, which alone
  * may carry a sign-in. */
@@ -86,7 +68,7 @@ static int forward(struct worker *w, const struct cp_http1_request *r, const cha
     d.signed_in = source != NULL;
     d.source = source;
     cp_terminate_log_decision(w, &d);
-    queue_push(w, strcmp(w->method, "HEAD") == 0, source);
+    cp_terminate_queue_push(w, strcmp(w->method, "HEAD") == 0, source);
     cp_terminate_framing_start(&w->rf, r->body, r->length);
     w->close_after = r->close;
     w->rs = r->body == CP_HTTP1_BODY_NONE ? (r->close ? R_STOP : R_HEAD) : R_BODY;

@@ -9,9 +9,7 @@
 
 static void answered(struct worker *w)
 {
-    cp_terminate_sent_dispose(&w->sent[w->qfirst]);
-    w->qfirst = (w->qfirst + 1) % QUEUE_MAX;
-    w->qn--;
+    cp_terminate_queue_pop(w);
     w->ss = S_HEAD;
 }
 
