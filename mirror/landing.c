@@ -17,7 +17,7 @@
 #include "mirror/landing.h"
 #include "mirror/walk.h"
 #include "src/base/util.h"
-#include "src/base/run-report.h"
+#include "src/run/report.h"
 
 #define BESIDE_SUFFIX ".conch-far"
 

@@ -22,7 +22,7 @@
 #include "mirror/layer.h"
 #include "mirror/walk.h"
 #include "src/base/paths.h"
-#include "src/base/run-report.h"
+#include "src/run/report.h"
 #include "src/base/strvec.h"
 #include "src/base/util.h"
 

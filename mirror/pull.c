@@ -19,7 +19,7 @@
 #include "src/base/keyless.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
-#include "src/base/run-report.h"
+#include "src/run/report.h"
 
 #define TRAILER_MAX (1024u * 1024)
 

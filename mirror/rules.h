@@ -15,11 +15,11 @@
 #define CP_DELETIONS_NAME ".conch-mirror-deletions"
 #define CP_SENT_NAME      ".conch-mirror-sent"
 
-/* Protected places: src/base/protected.h's patterns, matched case-insensitively at any depth
+/* Protected places: src/run/protected.h's patterns, matched case-insensitively at any depth
  * (a place and everything under it). NULL patterns means DESIGN.md's one list. */
 struct cp_rules {
     const char *const *protected;
-    /* Coming back: the host-run table (NULL: src/base/protected.h's), and the folder git's
+    /* Coming back: the host-run table (NULL: src/run/protected.h's), and the folder git's
      * core.hooksPath names relative to the work folder (NULL: none inside it). */
     const char *const *host_run;
     const char *hooks_path;

@@ -196,7 +196,8 @@ static void start_conn(struct door *d, int fd, bool control)
 static bool idle_over(struct door *d, long idle)
 {
     pthread_mutex_lock(&d->lock);
-    bool over = d->conns == 0 && d->control_conns == 0 && cp_relay_now_s() - d->last_activity >= idle;
+    bool over =
+        d->conns == 0 && d->control_conns == 0 && cp_relay_now_s() - d->last_activity >= idle;
     pthread_mutex_unlock(&d->lock);
     return over;
 }

@@ -24,7 +24,7 @@
 #include "src/base/shell.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
-#include "src/base/run-report.h"
+#include "src/run/report.h"
 
 #define OUTPUT_MAX (64 * 1024 * 1024)
 

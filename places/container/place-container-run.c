@@ -16,7 +16,7 @@
 #include "places/container/stream.h"
 #include "places/container/warm.h"
 #include "src/base/log.h"
-#include "src/base/run-report.h"
+#include "src/run/report.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 

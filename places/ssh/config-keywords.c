@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/ssh/config-parse.h"
+#include "places/ssh/config-keywords.h"
 #include "src/base/util.h"
 
 #define FIELD(p, kw, type) ((type *)((char *)(p)->h + (kw)->field))

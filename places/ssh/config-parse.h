@@ -1,59 +1,10 @@
-/* What the config reader (config-parse.c), its keyword handlers (config-keywords.c) and the
- * host's lookup (config-host.c) share; not for other modules. Arrows point one way: the lookup
- * runs the reader, the reader dispatches to the keyword table, both word errors with the text
- * routines (config-text.h). */
+/* The config reader (config-parse.c), for the host's lookup (config-host.c); not for other
+ * modules. Arrows point one way: the lookup runs the reader, the reader dispatches to the
+ * keyword table (config-keywords.h), both word errors with the text routines (config-text.h). */
 #ifndef CONCH_SSH_CONFIG_PARSE_H
 #define CONCH_SSH_CONFIG_PARSE_H
 
-#include "places/ssh/config-host.h"
-#include "places/ssh/config-text.h"
-#include "src/base/strvec.h"
-
-struct ssh_parse {
-    const struct cp_ssh_fs *fs;
-    const char *alias; /* NULL while listing names */
-    struct cp_ssh_host *h;
-    struct cp_strvec *names; /* listing: where literal Host names go */
-    const char *file;
-    int line;
-    int depth;
-    size_t files_read;
-    bool active;     /* the current Host block applies */
-    bool nevermatch; /* inside an Include of a block that does not apply */
-};
-
-/* One config line split into its keyword, its arguments and the raw rest (for commands). */
-struct ssh_line {
-    char *keyword; /* lowercased */
-    char **argv;
-    size_t argc;
-    const char *rest;
-};
-
-enum ssh_kw_class {
-    KW_READER, /* Host and Include: they steer the reader itself, which does them */
-    KW_HONOURED,
-    KW_IGNORED,
-    KW_REFUSED_IF_APPLIES,
-    KW_REFUSED,
-};
-
-struct ssh_keyword {
-    const char *name; /* lowercase */
-    enum ssh_kw_class cls;
-    int (*handle)(struct ssh_parse *p, const struct ssh_keyword *kw, const struct ssh_line *l,
-                  cp_error_t *err);
-    size_t field;       /* offsetof into struct cp_ssh_host, for the shared handlers */
-    const char *tokens; /* the %-tokens the value may hold */
-    const char *why;    /* for refused keywords: the sentence */
-};
-
-/* The keyword's entry, or NULL. */
-const struct ssh_keyword *ssh_keyword_find(const char *lowercase_name);
-
-/* Records "file:line: message" as the error, for the line being read. */
-#define ssh_parse_error(p, code, err, ...)                                                         \
-    cp_ssh_line_error((p)->file, (p)->line, code, err, __VA_ARGS__)
+#include "places/ssh/config-keywords.h"
 
 /* Reads one file (top-level or included) into the state. */
 int ssh_parse_file(struct ssh_parse *p, const char *path, bool nevermatch, cp_error_t *err);

@@ -4,7 +4,8 @@
 # server, client, wire, request.
 libconch_la_SOURCES += \
 	places/ssh/config-text.c places/ssh/config-text.h \
-	places/ssh/config-keywords.c places/ssh/config-parse.c places/ssh/config-parse.h \
+	places/ssh/config-keywords.c places/ssh/config-keywords.h \
+	places/ssh/config-parse.c places/ssh/config-parse.h \
 	places/ssh/config-host.c places/ssh/config-host.h \
 	places/ssh/known-hosts.c places/ssh/known-hosts.h \
 	places/ssh/handles.c places/ssh/handles.h \

@@ -15,10 +15,8 @@ libconch_la_SOURCES += \
 	src/base/http.c src/base/http.h \
 	src/base/signals.c src/base/signals.h \
 	src/base/digest.c src/base/digest.h \
-	src/base/protected.c src/base/protected.h \
 	src/base/keyless.c src/base/keyless.h \
 	src/base/git-hooks.c src/base/git-hooks.h \
-	src/base/run-report.c src/base/run-report.h \
 	src/base/progress.c src/base/progress.h \
 	src/base/strvec.c src/base/strvec.h \
 	src/base/clock.c src/base/clock.h \

@@ -10,7 +10,7 @@
 
 #include "src/base/clock.h"
 #include "src/base/json.h"
-#include "src/base/run-report.h"
+#include "src/run/report.h"
 #include "src/base/util.h"
 
 #define REPORT_VERSION 1

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/base/protected.h"
+#include "src/run/protected.h"
 #include "src/base/settings.h"
 #include "src/base/util.h"
 
