@@ -1,5 +1,5 @@
 /* `ssh-keeper HOST` (internal): the background helper the ssh:HOST place starts by itself to
- * keep one connection open between runs (places/ssh/ssh_keeper.c). */
+ * keep one connection open between runs (places/ssh/keeper.c). */
 #include "config.h"
 
 #include "places/ssh/keeper.h"

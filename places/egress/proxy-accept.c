@@ -37,6 +37,7 @@ static struct conn *conn_new(struct proxy *p, int fd)
         p->conns->prev = c;
     p->conns = c;
     p->nconns++;
+    p->served = true;
     return c;
 }
 
@@ -96,11 +97,19 @@ void cp_proxy_sweep(struct proxy *p)
     }
 }
 
+/* A sidecar is made for a run whose box comes next: until its first client it waits at least
+ * FIRST_CLIENT_GRACE_MS, however short its idle time, or a box slow to start on a busy machine
+ * finds it gone (measured: a 2 s idle time, a box that took longer, the run ended 125). */
+#define FIRST_CLIENT_GRACE_MS 60000u
+
 bool cp_proxy_idle_exit_due(struct proxy *p)
 {
     if (p->nconns > 0 || cp_egress_terminate_active() > 0 || p->cfg->exit_idle_ms == 0) {
         p->idle_since = p->now;
         return false;
     }
-    return p->now - p->idle_since >= p->cfg->exit_idle_ms;
+    uint64_t wait = p->cfg->exit_idle_ms;
+    if (!p->served && wait < FIRST_CLIENT_GRACE_MS)
+        wait = FIRST_CLIENT_GRACE_MS;
+    return p->now - p->idle_since >= wait;
 }

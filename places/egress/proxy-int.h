@@ -95,6 +95,7 @@ struct proxy {
     struct conn *conns, *dead;
     unsigned nconns;
     uint64_t now, next_sweep, idle_since;
+    bool served; /* a client has come: the idle exit's own time applies from then on */
     char *scratch;
     int pipe[2]; /* the shared pipe, empty between uses; -1 until first needed */
     struct cp_egress_terminate_config term;

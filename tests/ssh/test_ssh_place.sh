@@ -53,7 +53,7 @@ exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"
 EOF
 # A connection that dies mid-transfer: the pack's archive is cut short, then the far sshd
 # process of the session is killed, as a dropped network would leave it. A warm channel
-# (places/ssh/ssh_warm.c) gets its command on standard input: read here the same way.
+# (places/ssh/exec.c) gets its command on standard input: read here the same way.
 cat >"$T/force-cut.sh" <<'EOF'
 cd "$1" || exit 1
 HOME=$1
