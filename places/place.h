@@ -9,6 +9,14 @@
 #include "src/base/error.h"
 #include "src/base/settings.h"
 
+/* A connection a long-lived process already holds for the place (the ssh keeper's session:
+ * the place that made it knows its type), and where a stop comes from: readable, its byte
+ * the signal. */
+struct cp_run_kept {
+    void *session;
+    int stop_fd;
+};
+
 /* One command to run, as `run` resolved it. Everything is borrowed. */
 struct cp_run_request {
     const char *place;   /* as typed or saved: "container", "ssh:HOST", "cloud" */
@@ -21,6 +29,7 @@ struct cp_run_request {
     const char *engine;  /* docker | podman | auto */
     const char *image;   /* NULL: the place's default */
     const struct cp_config *config;
+    const struct cp_run_kept *kept; /* NULL: the place connects for this run itself */
 };
 
 struct cp_place_ops {

@@ -3,10 +3,11 @@
  * start (it keeps warm channels, exec.c). A run reaches it over a unix socket
  * in a folder only its user can enter (0700, checked), the socket 0600, and each side checks
  * the other's uid with SO_PEERCRED. The run hands over its standard streams (SCM_RIGHTS) and
- * the request; the keeper does the same shared run (remote-run.c over its kept session),
- * checking the host key against known_hosts again each time, and answers with the status or the
- * error. One run at a time: a run that finds it busy, gone or broken goes alone (never locally). It
- * exits when idle for CONCH_SSH_KEEPER_IDLE seconds (300), and at once when its connection breaks.
+ * the request; the keeper runs it through the run step (src/run/run.h) like any run, with its
+ * kept session in the request (the place then checks the host key against known_hosts again
+ * and runs remote-run.c over that session), and answers with the status or the error. One run at a
+ * time: a run that finds it busy, gone or broken goes alone (never locally). It exits when idle for
+ * CONCH_SSH_KEEPER_IDLE seconds (300), and at once when its connection breaks.
  */
 #include "config.h"
 
@@ -56,22 +57,23 @@ static void answer(int fd, int rc, int status, cp_error_t *err)
     (void)cp_unix_msg_send(fd, &b, NULL, 0);
 }
 
-/* The run over the kept session, the host resolved as the run asked and its key checked
- * against known_hosts again; a stop comes from the client, on fd. */
-static int serve_run(const struct cp_run_request *req, struct cp_ssh_session *session, int fd,
-                     int *status_out, cp_error_t *err)
+/* The run over the kept session, through the run step like any other: the place resolves the
+ * host as the run asked and checks the session's key against known_hosts again; a stop comes
+ * from the client, on fd. */
+static int serve_run(const struct cp_run_request *asked, struct cp_ssh_session *session, int fd,
+                     cp_ssh_keeper_run_fn run, int *status_out, cp_error_t *err)
 {
-    cleanup_ssh_fs struct cp_ssh_fs fs = {0};
-    cleanup_ssh_host struct cp_ssh_host h = {0};
-    if (cp_ssh_remote_resolve(req->place, &fs, &h, err) < 0 ||
-        cp_ssh_recheck_host_key(session, &h, err) < 0)
-        return cp_error_code(err);
-    const struct cp_ssh_reach reach = {.fs = &fs, .host = &h, .kept = session, .stop_fd = fd};
-    return cp_ssh_remote_run(req, &reach, status_out, err);
+    const struct cp_run_kept kept = {.session = session, .stop_fd = fd};
+    struct cp_run_request req = *asked;
+    req.kept = &kept;
+    int r = run(&req, err);
+    *status_out = r < 0 ? 0 : r;
+    return r < 0 ? r : 0;
 }
 
 /* One run asked on fd, its streams put in place of ours for the while; the run's code. */
-static int serve(int fd, const char *alias, struct cp_ssh_session *session)
+static int serve(int fd, const char *alias, struct cp_ssh_session *session,
+                 cp_ssh_keeper_run_fn run)
 {
     cleanup_buf struct cp_buf b;
     cp_buf_init(&b, KEEPER_MAX_MSG + 1);
@@ -94,7 +96,7 @@ static int serve(int fd, const char *alias, struct cp_ssh_session *session)
             dup2(fds[i], i);
         }
         cp_log_verbose = r.verbose;
-        rc = serve_run(&req, session, fd, &status, &err);
+        rc = serve_run(&req, session, fd, run, &status, &err);
         for (int i = 0; i < 3; i++) {
             dup2(saved[i], i);
             close(saved[i]);
@@ -140,7 +142,7 @@ static long idle_seconds(void)
     return v;
 }
 
-int cp_ssh_keeper_main(const char *alias, cp_error_t *err)
+int cp_ssh_keeper_main(const char *alias, cp_ssh_keeper_run_fn run, cp_error_t *err)
 {
     cleanup_ssh_fs struct cp_ssh_fs fs = {0};
     cleanup_ssh_host struct cp_ssh_host h = {0};
@@ -180,7 +182,7 @@ int cp_ssh_keeper_main(const char *alias, cp_error_t *err)
         cleanup_close int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0 || !cp_unix_peer_is_us(c) || write(c, "K", 1) != 1)
             continue;
-        if (serve(c, alias, s) < 0)
+        if (serve(c, alias, s, run) < 0)
             break;
         cp_ssh_warm(s, 3);
     }

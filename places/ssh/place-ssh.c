@@ -21,8 +21,9 @@
 struct ssh_state {
     struct cp_ssh_fs fs;
     struct cp_ssh_host host;
-    int keeper;        /* a connection to a keeper that runs it all, or -1 */
-    bool start_keeper; /* none answered: start one once this run is connected */
+    int keeper;                     /* a connection to a keeper that runs it all, or -1 */
+    bool start_keeper;              /* none answered: start one once this run is connected */
+    const struct cp_run_kept *kept; /* we are the keeper: its session */
 };
 
 static void state_free(struct ssh_state *s)
@@ -42,13 +43,21 @@ static void state_cleanup(struct ssh_state **s)
 }
 #define cleanup_state __attribute__((cleanup(state_cleanup)))
 
-/* The host resolved, and a keeper reached if one serves; nothing taken yet. */
+/* The host resolved, and a keeper reached if one serves; nothing taken yet. In the keeper, its
+ * kept session's host key is checked against known_hosts again, as the run asked it. */
 static int ssh_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     cleanup_state struct ssh_state *s = xcalloc(1, sizeof(*s));
     s->keeper = -1;
     if (cp_ssh_remote_resolve(req->place, &s->fs, &s->host, err) < 0)
         return cp_error_code(err);
+    if (req->kept != NULL) {
+        if (cp_ssh_recheck_host_key(req->kept->session, &s->host, err) < 0)
+            return cp_error_code(err);
+        s->kept = req->kept;
+        *state_out = steal_pointer(&s);
+        return 0;
+    }
     cp_run_report_remote("host", s->host.alias, "resolve");
     /* The keeper's process would sync the files, out of the report's sight: not with one. */
     int k = cp_run_report_on() ? -1 : cp_ssh_keeper_reach(&s->host, &s->keeper);
@@ -64,7 +73,8 @@ static int ssh_run(void *state, const struct cp_run_request *req, int *status_ou
         return cp_ssh_keeper_run(s->keeper, req, status_out, err);
     const struct cp_ssh_reach reach = {.fs = &s->fs,
                                        .host = &s->host,
-                                       .stop_fd = -1,
+                                       .kept = s->kept ? s->kept->session : NULL,
+                                       .stop_fd = s->kept ? s->kept->stop_fd : -1,
                                        .connected = s->start_keeper ? cp_ssh_keeper_spawn : NULL};
     return cp_ssh_remote_run(req, &reach, status_out, err);
 }

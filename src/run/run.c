@@ -55,7 +55,7 @@ int cp_run_request(const struct cp_run_request *req, cp_error_t *err)
     const struct cp_place_ops *ops = cp_place_find(req->place, err);
     if (ops == NULL)
         return cp_error_code(err);
-    if (!ops->seals)
+    if (!ops->seals && req->kept == NULL) /* a kept connection's caller has said it */
         say_no_seal(req->place, !req->sealed);
     if (check_hold(req, ops->seals, err) < 0)
         return cp_error_code(err);
