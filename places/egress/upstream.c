@@ -83,7 +83,7 @@ static int split_url(const char *url, struct url_text *out, cp_error_t *err)
  * escaped, so that what curl decodes is what was written, '@' and spaces included. */
 static char *escape_info(const char *s, size_t n)
 {
-    char *out = xmalloc(3 * n + 1), *o = out;
+    char *out = xcalloc(3 * n + 1, 1), *o = out; /* zeroed: wiped by strlen on an early end */
     bool colon = false;
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
