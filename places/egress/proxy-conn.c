@@ -49,14 +49,10 @@ void cp_proxy_tls_watch_end(struct conn *c)
     c->watch = NULL;
 }
 
-/* Closes everything now; the memory goes after the current batch of events, which may still
- * name this connection. */
-void cp_proxy_conn_kill(struct proxy *p, struct conn *c)
+/* What a connection's stages hold besides its sockets: the resolver's job, the head, the
+ * ClientHello, the TLS watch and both flows; a refusal and a kill both let them go. */
+void cp_proxy_conn_drop_work(struct conn *c)
 {
-    if (c->state == ST_DEAD)
-        return;
-    cp_proxy_side_close(p, &c->client);
-    cp_proxy_side_close(p, &c->upstream);
     cp_proxy_tls_watch_end(c);
     if (c->job != NULL)
         cp_egress_resolver_cancel(c->job);
@@ -67,6 +63,17 @@ void cp_proxy_conn_kill(struct proxy *p, struct conn *c)
     c->hello = NULL;
     cp_proxy_flow_dispose(&c->up);
     cp_proxy_flow_dispose(&c->down);
+}
+
+/* Closes everything now; the memory goes after the current batch of events, which may still
+ * name this connection. */
+void cp_proxy_conn_kill(struct proxy *p, struct conn *c)
+{
+    if (c->state == ST_DEAD)
+        return;
+    cp_proxy_side_close(p, &c->client);
+    cp_proxy_side_close(p, &c->upstream);
+    cp_proxy_conn_drop_work(c);
     c->state = ST_DEAD;
     if (c->prev)
         c->prev->next = c->next;

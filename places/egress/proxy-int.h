@@ -116,6 +116,7 @@ void cp_proxy_watch(struct proxy *p, struct side *s, uint32_t events);
 int cp_proxy_watch_add(struct proxy *p, struct side *s, uint32_t events);
 void cp_proxy_side_close(struct proxy *p, struct side *s);
 void cp_proxy_tls_watch_end(struct conn *c);
+void cp_proxy_conn_drop_work(struct conn *c);
 void cp_proxy_conn_kill(struct proxy *p, struct conn *c);
 void cp_proxy_bury_dead(struct proxy *p);
 void cp_proxy_after_event(struct proxy *p, struct conn *c);

@@ -61,16 +61,7 @@ static void refuse_with(struct proxy *p, struct conn *c, enum cp_egress_reason r
 {
     cp_proxy_log_decision(p, c, reason, addr, sni);
     cp_proxy_side_close(p, &c->upstream);
-    if (c->job != NULL)
-        cp_egress_resolver_cancel(c->job);
-    c->job = NULL;
-    free(c->head);
-    c->head = NULL;
-    free(c->hello);
-    c->hello = NULL;
-    cp_proxy_tls_watch_end(c);
-    cp_proxy_flow_dispose(&c->up);
-    cp_proxy_flow_dispose(&c->down);
+    cp_proxy_conn_drop_work(c);
     if (len > 0)
         cp_proxy_flow_set_text(&c->down, answer, len);
     c->state = ST_REFUSING;
