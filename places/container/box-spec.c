@@ -113,7 +113,10 @@ static json_object *host_config(const struct cp_box_spec *s)
     json_object_object_add(h, "LogConfig", log);
     if (s->network != NULL)
         json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
-    if (s->sealed && s->network != NULL)
+    /* A box joining a holder's namespace takes its network as the holder was made: the engine
+     * refuses a resolver or net sysctls of its own there. */
+    bool joins = s->network != NULL && strncmp(s->network, "container:", 10) == 0;
+    if (s->sealed && s->network != NULL && !joins)
         json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
     if (s->userns != NULL)
         json_object_object_add(h, "UsernsMode", json_object_new_string(s->userns));
@@ -121,7 +124,7 @@ static json_object *host_config(const struct cp_box_spec *s)
     /* Docker's embedded resolver still answers at 127.0.0.11 on a user network; its upstream
      * is made one that answers nothing, never a loopback one (dialled from the host before
      * CVE-2024-29018's fix). */
-    if (s->no_dns != NULL)
+    if (s->no_dns != NULL && !joins)
         json_object_object_add(h, "Dns", strv_array((char *[]){(char *)s->no_dns, NULL}));
     return h;
 }

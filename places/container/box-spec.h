@@ -24,7 +24,8 @@ struct cp_box_spec {
     const char *empty_file; /* the host's empty file used as that cover */
     char **settings;        /* .npmrc, .yarnrc.yml, pip.conf paths the box sees ... */
     char **copies;          /* ... as these keyless copies, read-only (same order) */
-    const char *network;    /* sealed: the internal network, or "none"; NULL: engine default */
+    const char *network;    /* sealed: the internal network, "container:ID" of the folder's
+                             * network holder, or "none"; NULL: the engine's default */
     const char *no_dns;     /* sealed on a network: an address no resolver answers at (the
                              * sidecar's); with an empty /etc/resolv.conf, nothing resolves */
     long cpus;              /* min(2, host) */

@@ -30,6 +30,7 @@ libconch_la_SOURCES += \
 	places/container/sidecar-names.c places/container/sidecar-names.h \
 	places/container/sidecar-network.c places/container/sidecar-network.h \
 	places/container/sidecar-proxy-env.c places/container/sidecar-clean.c \
+	places/container/sidecar-hold.c \
 	places/container/seal.c places/container/seal.h \
 	places/container/egress-trust.c places/container/egress-trust.h \
 	places/container/sign-in-send.c places/container/sign-in-send.h \

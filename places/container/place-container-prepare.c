@@ -95,8 +95,20 @@ static long host_cpus(void)
     return n >= 2 ? 2 : 1;
 }
 
+/* A sealed box joins its folder's network holder where there is one (sidecar-hold.c), else
+ * the folder's internal network. The caller frees it. */
+static char *box_network(const struct cp_container_state *s, const struct cp_run_request *req)
+{
+    if (!req->sealed)
+        return NULL;
+    if (s->seal.sidecar.holder != NULL)
+        return xasprintf("container:%s", s->seal.sidecar.holder);
+    return xstrdup(s->seal.sidecar.name);
+}
+
 static void build_spec(struct cp_container_state *s, const struct cp_run_request *req)
 {
+    cleanup_free char *network = box_network(s, req);
     struct cp_box_spec spec = {
         .image = s->image,
         .argv = req->argv,
@@ -113,7 +125,7 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .empty_file = s->empty_file,
         .settings = s->prot.settings,
         .copies = s->prot.copies,
-        .network = req->sealed ? s->seal.sidecar.name : NULL,
+        .network = network,
         .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
         .env = req->sealed ? s->seal.env : NULL,
         .cpus = host_cpus(),

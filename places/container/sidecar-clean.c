@@ -1,10 +1,12 @@
 /* `clean` for the sidecars: those no conch box uses any more, then the conch.egress networks
- * nothing is on. Only names of our own shape are touched. */
+ * nothing is on (a network's holder counts only through the boxes that joined it). Only names of
+ * our own shape are touched. */
 #include "config.h"
 
 #include <string.h>
 
 #include "places/container/box.h"
+#include "places/container/sidecar-names.h"
 #include "places/container/sidecar.h"
 #include "src/base/json.h"
 #include "src/base/util.h"
@@ -21,7 +23,26 @@ static int list_json(struct cp_engine *e, const char *what, const char *filter, 
     return cp_engine_call(e, "GET", path, NULL, out, err);
 }
 
-/* Whether any container other than the sidecar sits on the network. */
+/* Whether any conch box joined the holder's namespace: such a box is on no network's list. */
+static int holder_in_use(struct cp_engine *e, const char *holder_id, bool *out, cp_error_t *err)
+{
+    cleanup_json json_object *list = NULL;
+    if (list_json(e, "containers", "{\"label\":[\"conch.work=1\"]}", &list, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *mode = xasprintf("container:%s", holder_id);
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        json_object *host = NULL;
+        json_object_object_get_ex(json_object_array_get_idx(list, i), "HostConfig", &host);
+        const char *m = cp_json_str(host, "NetworkMode");
+        if (m != NULL && strcmp(m, mode) == 0)
+            *out = true;
+    }
+    return 0;
+}
+
+/* Whether any container other than the sidecar and its network holder sits on the network, or
+ * in the holder's namespace. */
 static int network_in_use(struct cp_engine *e, const char *net, const char *sidecar_id, bool *out,
                           cp_error_t *err)
 {
@@ -30,13 +51,27 @@ static int network_in_use(struct cp_engine *e, const char *net, const char *side
     if (list_json(e, "containers", filter, &list, err) < 0)
         return cp_error_code(err);
     *out = false;
+    const char *holder = NULL;
     for (size_t i = 0;
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
-        const char *id = cp_json_str(json_object_array_get_idx(list, i), "Id");
-        if (id != NULL && (sidecar_id == NULL || strcmp(id, sidecar_id) != 0))
+        json_object *c = json_object_array_get_idx(list, i), *labels = NULL;
+        json_object_object_get_ex(c, "Labels", &labels);
+        const char *id = cp_json_str(c, "Id");
+        if (id != NULL && cp_json_str(labels, CP_HOLD_LABEL) != NULL)
+            holder = id;
+        else if (id != NULL && (sidecar_id == NULL || strcmp(id, sidecar_id) != 0))
             *out = true;
     }
-    return 0;
+    return *out || holder == NULL ? 0 : holder_in_use(e, holder, out, err);
+}
+
+/* The holder first: it would leave with its sidecar, but a network is removed only once its
+ * last box has gone. */
+static void remove_holder(struct cp_engine *e, const char *sidecar)
+{
+    cleanup_free char *holder = cp_sidecar_holder_name(sidecar);
+    cleanup_error cp_error_t rm = NULL;
+    (void)cp_box_remove(e, holder, &rm);
 }
 
 static bool safe_name(const char *s)
@@ -60,8 +95,11 @@ static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
         bool used = false;
         if (id == NULL || !safe_name(name) || network_in_use(e, name, id, &used, err) < 0)
             return cp_error_code(err);
+        if (used)
+            continue;
+        remove_holder(e, name);
         cleanup_error cp_error_t rm = NULL;
-        if (!used && cp_box_remove(e, id, &rm) == 0)
+        if (cp_box_remove(e, id, &rm) == 0)
             (*removed)++;
     }
     return 0;
@@ -78,9 +116,12 @@ static int clean_networks(struct cp_engine *e, int *removed, cp_error_t *err)
         bool used = false;
         if (!safe_name(name) || network_in_use(e, name, NULL, &used, err) < 0)
             return cp_error_code(err);
+        if (used)
+            continue;
+        remove_holder(e, name);
         cleanup_free char *path = xasprintf("/networks/%s", name);
         cleanup_error cp_error_t rm = NULL;
-        if (!used && cp_engine_call(e, "DELETE", path, NULL, NULL, &rm) == 0)
+        if (cp_engine_call(e, "DELETE", path, NULL, NULL, &rm) == 0)
             (*removed)++;
     }
     return 0;

@@ -4,6 +4,8 @@
 #ifndef CONCH_SIDECAR_NAMES_H
 #define CONCH_SIDECAR_NAMES_H
 
+#include <stdbool.h>
+
 #include <json-c/json.h>
 
 #include "places/container/allowlist.h"
@@ -13,6 +15,9 @@
 #define CP_SIDECAR_LABEL "conch.egress"
 #define CP_LIST_LABEL    "conch.egress.list"
 #define CP_FOLDER_LABEL  "conch.egress.folder"
+/* The folder's network holder (sidecar-hold.c) carries this one and the folder's, not the
+ * sidecar's: it is no sidecar. */
+#define CP_HOLD_LABEL "conch.egress.hold"
 
 /* What a folder's sidecar and network are named and labelled with. */
 struct cp_sidecar_names {
@@ -36,5 +41,15 @@ json_object *cp_sidecar_labels(const struct cp_sidecar_names *n);
 /* The upstream proxy from conch-place's own environment, "K=V" (at most two), for the
  * sidecar's environment only; the caller wipes and frees it. */
 char **cp_sidecar_upstream_env(void);
+
+/* The holder of a folder's network namespace for the sidecar named sidecar, as made on
+ * Docker: one box on the network, in the sidecar's PID namespace, that the folder's sealed
+ * boxes join (sidecar-hold.c). s->holder is set to its id; made under the sidecar's lock. */
+int cp_sidecar_hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
+                    struct cp_sidecar *s, cp_error_t *err);
+/* False when CONCH_PLACE_NO_HOLD is set (to measure or test boxes on the network itself). */
+bool cp_sidecar_hold_wanted(void);
+/* The holder's name for a sidecar's; the caller's. */
+char *cp_sidecar_holder_name(const char *sidecar);
 
 #endif

@@ -31,6 +31,7 @@ void cp_sidecar_dispose(struct cp_sidecar *s)
     free(s->name);
     free(s->id);
     free(s->ip);
+    free(s->holder);
     cp_free_secret(s->secret);
     memset(s, 0, sizeof(*s));
 }
@@ -235,6 +236,24 @@ static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *
     return cp_error_code(err);
 }
 
+/* On Docker the folder's fresh boxes join a holder's namespace (sidecar-hold.c). One that
+ * cannot be made costs the speed, not the run: the boxes join the network itself. */
+static int hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
+                struct cp_sidecar *s, cp_error_t *err)
+{
+    if (strcmp(e->kind, "docker") != 0 || !cp_sidecar_hold_wanted())
+        return 0;
+    cleanup_error cp_error_t herr = NULL;
+    if (cp_sidecar_hold(e, image, n, s, &herr) < 0) {
+        if (herr->code == CP_ERR_UNSAFE) {
+            *err = steal_pointer(&herr);
+            return cp_error_code(err);
+        }
+        cp_debug("no network holder: %s", herr->msg);
+    }
+    return 0;
+}
+
 /* A folder's network and sidecar are made by one run at a time: the engine's CheckDuplicate is
  * no compare-and-swap, and Docker made four networks of one name for four first runs at once
  * (the relay's 50 tickets), after which every run met "network ... is ambiguous". The lock is
@@ -275,8 +294,10 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
         int r = find_running(e, n.name, out, err);
         if (r < 0)
             return cp_error_wrap(err, "the egress sidecar");
+        if (r > 0 && made && probe_new(e, image, out, err) < 0)
+            return cp_error_code(err);
         if (r > 0)
-            return made ? probe_new(e, image, out, err) : 0;
+            return hold(e, image, &n, out, err);
         if (create_sidecar(e, &n, image, n.args, trust, err) < 0)
             return cp_error_wrap(err, "the egress sidecar");
         made = true;

@@ -127,6 +127,31 @@ static void test_box_spec__unsealed__git_writable_default_network(void **state)
     assert_int_equal(json_object_array_length(get(j, "HostConfig.CapDrop")), 1);
 }
 
+/* A box joining its folder's holder (sidecar-hold.c) takes the holder's network as made: Docker
+ * refuses a resolver or net sysctls there. Every other row stays, resolv.conf's cover too. */
+static void test_box_spec__joins_holder__network_rows_left_to_the_holder(void **state)
+{
+    struct cp_box_spec s = {.image = "img",
+                            .workdir = "/w",
+                            .sealed = true,
+                            .empty_file = "/e",
+                            .network = "container:0123abcd",
+                            .no_dns = "10.9.0.2",
+                            .cpus = 2};
+    cleanup_json json_object *j = cp_box_spec_json(&s);
+    assert_string_equal(cp_json_str(get(j, "HostConfig"), "NetworkMode"), "container:0123abcd");
+    assert_null(get(j, "HostConfig.Sysctls"));
+    assert_null(get(j, "HostConfig.Dns"));
+    assert_true(has_mount(get(j, "HostConfig.Mounts"), "/e", "/etc/resolv.conf", true));
+    assert_true(json_object_get_boolean(get(j, "HostConfig.ReadonlyRootfs")));
+    s.network = "conch-egress-0123";
+    cleanup_json json_object *own = cp_box_spec_json(&s);
+    assert_non_null(get(own, "HostConfig.Sysctls"));
+    assert_string_equal(
+        json_object_get_string(json_object_array_get_idx(get(own, "HostConfig.Dns"), 0)),
+        "10.9.0.2");
+}
+
 static void test_box_spec__podman__tmpfs_cover_not_copied_up(void **state)
 {
     cleanup_json json_object *p = spec_json(true, true);
@@ -809,6 +834,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_spec__sealed__every_row_of_the_seal),
         cmocka_unit_test(test_box_spec__unsealed__git_writable_default_network),
+        cmocka_unit_test(test_box_spec__joins_holder__network_rows_left_to_the_holder),
         cmocka_unit_test(test_box_spec__podman__tmpfs_cover_not_copied_up),
         cmocka_unit_test(test_box_spec__hostile_argv__stays_one_json_string),
         cmocka_unit_test(test_warm_key__what_the_box_is_made_from__all_in_the_key),
