@@ -3,13 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,21 +22,6 @@
 #define WARM_LIFE      300
 #define WARM_CLAIM_MAX 240
 #define WARM_PREFIX    "conch-warm-"
-/* The quoted command a stdin-exec box reads (argv is bounded far below by the kernel). */
-#define WARM_COMMAND_MAX (4 * 1024 * 1024)
-
-/* How the command reaches a claimed box, measured per engine (bench/container-roundtrip, -v):
- * - Docker: the exec API. Exec create, start and inspect take ~50 ms; Docker ends a box's own
- *   attach stream only once it has processed the box's exit, ~80 ms after a `true`.
- * - Podman: the box's first process reads the command on its stdin and execs it, so its exit
- *   is the box's exit: ~10 ms from attach to exit status, where Podman's exec (a runc exec
- *   through conmon) takes ~100 ms. */
-enum warm_way { WARM_EXEC_API, WARM_STDIN_EXEC };
-
-static enum warm_way warm_way(bool podman)
-{
-    return podman ? WARM_STDIN_EXEC : WARM_EXEC_API;
-}
 
 /* Exec API: waits for one line on stdin (the claim), else leaves; once claimed, waits for
  * removal. */
@@ -70,14 +51,14 @@ char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
     cleanup_json json_object *j = cp_box_spec_json(&base);
     /* A box made to be woken one way is never claimed by a run that would use the other. */
     return xasprintf("%s %s %s %s", PACKAGE_VERSION,
-                     warm_way(spec->podman) == WARM_STDIN_EXEC ? "stdin-exec" : "exec-api",
+                     cp_warm_way(spec->podman) == CP_WARM_STDIN_EXEC ? "stdin-exec" : "exec-api",
                      made_from, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 }
 
 json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
 {
     struct cp_box_spec w = *spec;
-    bool stdin_exec = warm_way(spec->podman) == WARM_STDIN_EXEC;
+    bool stdin_exec = cp_warm_way(spec->podman) == CP_WARM_STDIN_EXEC;
     w.argv = (char *const *)(stdin_exec ? stdin_exec_waiter : exec_api_waiter);
     w.interactive = false;
     cleanup_free char *made = xasprintf("conch.made=%lld", (long long)time(NULL));
@@ -183,7 +164,7 @@ static int try_claim(struct cp_engine *e, json_object *list, const char *key, co
             continue;
         cp_debug("renamed");
         /* A stdin-exec box is woken by the run's own attach, which brings the command. */
-        if (warm_way(strcmp(e->kind, "podman") == 0) == WARM_EXEC_API && wake(e, id, err) < 0)
+        if (cp_warm_way(strcmp(e->kind, "podman") == 0) == CP_WARM_EXEC_API && wake(e, id, err) < 0)
             return cp_error_code(err);
         json_object *names = NULL;
         json_object_object_get_ex(c, "Names", &names);
@@ -212,148 +193,6 @@ int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char *
     return try_claim(e, list, key, name, id_out, was_out, err);
 }
 
-static json_object *exec_body(struct cp_engine *e, const struct cp_warm_exec *x)
-{
-    json_object *b = json_object_new_object();
-    json_object *cmd = json_object_new_array();
-    bool podman = strcmp(e->kind, "podman") == 0;
-    /* The box's init, mounted by the engine, reaps and reports as it does for a fresh box. */
-    json_object_array_add(
-        cmd, json_object_new_string(podman ? "/run/podman-init" : "/sbin/docker-init"));
-    if (!podman)
-        json_object_array_add(cmd, json_object_new_string("-s"));
-    json_object_array_add(cmd, json_object_new_string("--"));
-    for (size_t i = 0; x->argv[i] != NULL; i++)
-        json_object_array_add(cmd, json_object_new_string(x->argv[i]));
-    cleanup_free char *user = xasprintf("%u:%u", x->uid, x->gid);
-    json_object_object_add(b, "Cmd", cmd);
-    json_object_object_add(b, "User", json_object_new_string(user));
-    json_object_object_add(b, "WorkingDir", json_object_new_string(x->workdir));
-    json_object_object_add(b, "AttachStdin", json_object_new_boolean(x->interactive));
-    json_object_object_add(b, "AttachStdout", json_object_new_boolean(1));
-    json_object_object_add(b, "AttachStderr", json_object_new_boolean(1));
-    json_object_object_add(b, "Tty", json_object_new_boolean(0));
-    return b;
-}
-
-/* The exit code is set once the process is reaped, a moment after the stream ends. */
-static int exec_status(struct cp_engine *e, const char *exec_id, int *status_out, cp_error_t *err)
-{
-    cleanup_free char *path = xasprintf("/exec/%s/json", exec_id);
-    for (int i = 0; i < 500; i++) {
-        cleanup_json json_object *reply = NULL;
-        if (cp_engine_call(e, "GET", path, NULL, &reply, err) < 0)
-            return cp_error_code(err);
-        json_object *running = NULL;
-        json_object_object_get_ex(reply, "Running", &running);
-        int64_t code = cp_json_int(reply, "ExitCode", -1);
-        if (!json_object_get_boolean(running) && code >= 0 && code <= 255) {
-            *status_out = (int)code;
-            return 0;
-        }
-        poll(NULL, 0, 10);
-    }
-    return cp_error_make(err, CP_ERR_TIMEOUT, 0, "the engine did not report the command's exit");
-}
-
-static int exec_api(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
-                    struct cp_demux *d, int *status_out, cp_error_t *err)
-{
-    cleanup_json json_object *body = exec_body(e, x);
-    cleanup_free char *path = xasprintf("/containers/%s/exec", id);
-    cleanup_json json_object *reply = NULL;
-    if (cp_engine_call(e, "POST", path, body, &reply, err) < 0)
-        return cp_error_wrap(err, "starting the command in the box");
-    const char *exec_id = cp_json_str(reply, "Id");
-    if (exec_id == NULL)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine gave no exec id");
-    cp_debug("exec made");
-    cleanup_json json_object *start = json_object_new_object();
-    json_object_object_add(start, "Detach", json_object_new_boolean(0));
-    json_object_object_add(start, "Tty", json_object_new_boolean(0));
-    cleanup_free char *start_path = xasprintf("/exec/%s/start", exec_id);
-    cleanup_close int fd = -1;
-    cleanup_buf struct cp_buf early;
-    cp_buf_init(&early, 1 << 20);
-    if (cp_stream_hijack(e, "POST", start_path, start, &fd, &early, err) < 0 ||
-        cp_stream_pump(fd, d, &early, x->interactive ? STDIN_FILENO : -1, x->stop_fd, err) < 0)
-        return cp_error_code(err);
-    cp_debug("output ended");
-    return exec_status(e, exec_id, status_out, err);
-}
-
-/* 'a'\''b': every byte but the single quote is literal between single quotes. */
-static int quote_arg(struct cp_buf *b, const char *arg)
-{
-    if (cp_buf_append(b, "'", 1) < 0)
-        return -1;
-    for (const char *p = arg; *p != '\0'; p++) {
-        int r = *p == '\'' ? cp_buf_append(b, "'\\''", 4) : cp_buf_append(b, p, 1);
-        if (r < 0)
-            return -1;
-    }
-    return cp_buf_append(b, "' ", 2);
-}
-
-/* The length line and the quoted command, as the stdin-exec waiter reads them. */
-static int command_message(char *const *argv, struct cp_buf *out, cp_error_t *err)
-{
-    cleanup_buf struct cp_buf cmd;
-    cp_buf_init(&cmd, WARM_COMMAND_MAX);
-    bool fits = true;
-    for (size_t i = 0; argv[i] != NULL && fits; i++)
-        fits = quote_arg(&cmd, argv[i]) == 0;
-    if (!fits)
-        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command is longer than %d bytes",
-                             WARM_COMMAND_MAX);
-    char head[32];
-    int n = snprintf(head, sizeof(head), "%zu\n", cmd.len);
-    if (cp_buf_append(out, head, (size_t)n) < 0 || cp_buf_append(out, cmd.data, cmd.len) < 0)
-        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the command is too long");
-    return 0;
-}
-
-int cp_warm_command_message(char *const *argv, struct cp_buf *out, cp_error_t *err)
-{
-    return command_message(argv, out, err);
-}
-
-/* One attach brings the command and the run's stdin, and carries the output back; the box's
- * exit status is the command's. */
-static int stdin_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
-                      struct cp_demux *d, int *status_out, cp_error_t *err)
-{
-    cleanup_buf struct cp_buf msg;
-    cp_buf_init(&msg, WARM_COMMAND_MAX + 32);
-    if (command_message(x->argv, &msg, err) < 0)
-        return cp_error_code(err);
-    cleanup_free char *path =
-        xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1&detachKeys=", id);
-    cleanup_close int fd = -1;
-    cleanup_buf struct cp_buf early;
-    cp_buf_init(&early, 1 << 20);
-    if (cp_stream_hijack(e, "POST", path, NULL, &fd, &early, err) < 0)
-        return cp_error_wrap(err, "attaching to the box");
-    if (cp_write_all(fd, msg.data, msg.len) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "sending the command to the box");
-    cp_debug("command sent");
-    d->launch_name = x->argv[0];
-    if (!x->interactive)
-        shutdown(fd, SHUT_WR); /* as in a fresh box: the command's stdin is empty */
-    if (cp_stream_pump(fd, d, &early, x->interactive ? STDIN_FILENO : -1, x->stop_fd, err) < 0)
-        return cp_error_code(err);
-    cp_debug("output ended");
-    return cp_box_wait(e, id, status_out, err);
-}
-
-int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
-                 struct cp_demux *d, int *status_out, cp_error_t *err)
-{
-    if (warm_way(strcmp(e->kind, "podman") == 0) == WARM_STDIN_EXEC)
-        return stdin_exec(e, id, x, d, status_out, err);
-    return exec_api(e, id, x, d, status_out, err);
-}
-
 /* The next warm box's layer is made with it, under its own name (layer.h). */
 static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, cp_error_t *err)
 {
@@ -371,14 +210,8 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
     struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
     memcpy(e.version, parent->version, sizeof(e.version));
     cleanup_error cp_error_t err = NULL;
-    if (r->used_id != NULL)
-        (void)cp_box_remove(&e, r->used_id, &err);
-    cp_error_free(&err);
-    if (r->used_layer != NULL)
-        cp_layer_drop(&e, r->used_layer);
-    /* Layers whose boxes a crash or an idle exit left: nobody waits here. */
-    cp_layer_sweep(&e);
     cleanup_free char *id = NULL;
+    /* The next box first, the used one after: a run that follows at once finds it sooner. */
     if (r->spec != NULL && warm_layer(&e, r, &err) == 0) {
         cleanup_free char *missing = NULL;
         /* A box without its limits is kept warm only where the person accepts that; the run
@@ -392,6 +225,13 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
                 cp_layer_drop(&e, r->name);
         }
     }
+    cp_error_free(&err);
+    if (r->used_id != NULL)
+        (void)cp_box_remove(&e, r->used_id, &err);
+    if (r->used_layer != NULL)
+        cp_layer_drop(&e, r->used_layer);
+    /* Layers whose boxes a crash or an idle exit left: nobody waits here. */
+    cp_layer_sweep(&e);
     if (e.curl != NULL)
         curl_easy_cleanup(e.curl);
 }

@@ -1,4 +1,5 @@
-/* Warm boxes: made and started ahead of need, each serving exactly one command. */
+/* Warm boxes: made and started ahead of need, each serving exactly one command. Claimed and
+ * made in warm.c, the command run in one in warm-exec.c. */
 #ifndef CONCH_WARM_H
 #define CONCH_WARM_H
 
@@ -9,6 +10,19 @@
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
 #include "places/container/stream.h"
+
+/* How the command reaches a claimed box, measured per engine (bench/container-roundtrip, -v):
+ * - Docker: the exec API. Exec create, start and inspect take ~50 ms; Docker ends a box's own
+ *   attach stream only once it has processed the box's exit, ~80 ms after a `true`.
+ * - Podman: the box's first process reads the command on its stdin and execs it, so its exit
+ *   is the box's exit: ~10 ms from attach to exit status, where Podman's exec (a runc exec
+ *   through conmon) takes ~100 ms. */
+enum cp_warm_way { CP_WARM_EXEC_API, CP_WARM_STDIN_EXEC };
+
+static inline enum cp_warm_way cp_warm_way(bool podman)
+{
+    return podman ? CP_WARM_STDIN_EXEC : CP_WARM_EXEC_API;
+}
 
 /* Everything a box is made from but the command: the seal, the folder, the protected places
  * found now, the network, made_from (the image's id, the sidecar's) and this binary's version.
@@ -47,7 +61,7 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
 int cp_warm_command_message(char *const *argv, struct cp_buf *out, cp_error_t *err);
 
 struct cp_warm_refill {
-    const char *used_id;    /* the used box, removed first (NULL: none) */
+    const char *used_id;    /* the used box, removed after (NULL: none) */
     const char *used_layer; /* then its layer's volume (NULL: none) */
     json_object *spec;      /* the next warm box (NULL: none) ... */
     const char *name;       /* ... made under this name */
@@ -55,8 +69,8 @@ struct cp_warm_refill {
     bool limits_may_miss;   /* ... kept without its limits (container.limits allow-missing) */
 };
 
-/* In a detached process: removes the used box and its layer's volume, then makes and starts the
- * next warm box (its layer first). Returns at once. */
+/* In a detached process: makes and starts the next warm box (its layer first), then removes
+ * the used box and its layer's volume. Returns at once. */
 void cp_warm_refill(const struct cp_engine *e, const struct cp_warm_refill *r);
 
 /* Whether a box's name marks it as a warm box nobody has claimed. */
