@@ -159,4 +159,3 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
         return stdin_exec(e, id, x, d, status_out, err);
     return exec_api(e, id, x, d, status_out, err);
 }
-

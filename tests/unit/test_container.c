@@ -21,6 +21,8 @@
 #include "tests/unit/one-list.h"
 
 #include "places/container/box-spec.h"
+#include "places/container/egress-image.h"
+#include "places/container/images.h"
 #include "places/container/engine.h"
 #include "places/container/engine-start.h"
 #include "places/container/exit-event.h"
@@ -305,6 +307,53 @@ static void frame(uint8_t *dst, uint8_t type, const char *payload, size_t *len)
     memcpy(dst + *len, h, 8);
     memcpy(dst + *len + 8, payload, n);
     *len += 8 + n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The egress image's name is kept beside the identities of the binary and the roots: used while
+ * both are the same, made again when either is not or the kept name is not an image's. */
+static void test_egress_image_name__kept__used_only_for_the_same_files(void **state)
+{
+    char home[] = "/tmp/conch-eimg-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    setenv("CONCH_HOME", home, 1);
+    cleanup_error cp_error_t err = NULL;
+    cleanup_free char *first = NULL, *again = NULL, *kept = NULL, *remade = NULL, *bad = NULL;
+    assert_int_equal(cp_egress_image_name(&first, &err), 0);
+    assert_int_equal(cp_egress_image_name(&again, &err), 0);
+    assert_string_equal(first, again);
+    cleanup_free char *path = xasprintf("%s/workplaces/egress-image-name", home);
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(cp_read_file(path, 512, &text, &len, &err), 0);
+    /* The same identities with another image's name: the kept one is what is used. */
+    char *sp = strrchr(text, ' ');
+    assert_non_null(sp);
+    sp[1] = '\0';
+    cleanup_free char *other = xasprintf("%s" CP_IMAGE_EGRESS_REPO ":0123456789ab\n", text);
+    write_text(path, other);
+    assert_int_equal(cp_egress_image_name(&kept, &err), 0);
+    assert_string_equal(kept, CP_IMAGE_EGRESS_REPO ":0123456789ab");
+    /* Not an image's name: made again. */
+    cleanup_free char *junk = xasprintf("%s../../evil\n", text);
+    write_text(path, junk);
+    assert_int_equal(cp_egress_image_name(&bad, &err), 0);
+    assert_string_equal(bad, first);
+    /* Another binary (another identity): made again. */
+    cleanup_free char *stale = xasprintf("1.2.3.4.5.6.7 %s", strchr(other, ' ') + 1);
+    write_text(path, stale);
+    assert_int_equal(cp_egress_image_name(&remade, &err), 0);
+    assert_string_equal(remade, first);
+    cleanup_free char *cmd = xasprintf("rm -rf %s", home);
+    assert_int_equal(system(cmd), 0);
+    unsetenv("CONCH_HOME");
 }
 
 static void test_demux__frames_split_anywhere__streams_kept_apart(void **state)
@@ -839,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_box_spec__hostile_argv__stays_one_json_string),
         cmocka_unit_test(test_warm_key__what_the_box_is_made_from__all_in_the_key),
         cmocka_unit_test(test_warm_spec__waiter__same_seal_and_labelled),
+        cmocka_unit_test(test_egress_image_name__kept__used_only_for_the_same_files),
         cmocka_unit_test(test_demux__frames_split_anywhere__streams_kept_apart),
         cmocka_unit_test(test_demux__init_reports__become_126_and_127),
         cmocka_unit_test(test_demux__lookalike_output__passed_through_untouched),
