@@ -108,14 +108,17 @@ static json_object *networks_of(json_object *nets)
     return out;
 }
 
-/* The seal as the engine applied it, from GET /containers/ID/json. */
-static json_object *seal_of(json_object *box)
+/* The seal as the engine applied it, from GET /containers/ID/json; a box that joined its
+ * folder's network holder (sidecar-hold.c) has the holder's network and resolver, read from the
+ * holder's (net). */
+static json_object *seal_of(json_object *box, json_object *net)
 {
     json_object *h = get(box, "HostConfig"), *c = get(box, "Config");
     json_object *s = json_object_new_object();
     json_object_object_add(s, "networks",
-                           networks_of(get(get(box, "NetworkSettings"), "Networks")));
-    json_object_object_add(s, "dns", copy(h, "Dns"));
+                           networks_of(get(get(net, "NetworkSettings"), "Networks")));
+    json_object_object_add(s, "network_holder", net != box ? copy(net, "Id") : NULL);
+    json_object_object_add(s, "dns", copy(get(net, "HostConfig"), "Dns"));
     json_object_object_add(s, "cap_drop", copy(h, "CapDrop"));
     json_object_object_add(s, "cap_add", copy(h, "CapAdd"));
     json_object_object_add(
@@ -148,7 +151,15 @@ void cp_container_report_box(struct cp_engine *e, const char *id, const char *li
         cp_debug("run report: %s", err->msg);
         return;
     }
-    json_object *seal = seal_of(box);
+    /* A box in its folder's holder's namespace is on the holder's networks. */
+    const char *mode = cp_json_str(get(box, "HostConfig"), "NetworkMode");
+    cleanup_json json_object *holder = NULL;
+    if (mode != NULL && strncmp(mode, "container:", 10) == 0) {
+        cleanup_free char *hpath = xasprintf("/containers/%s/json", mode + 10);
+        if (cp_engine_call(e, "GET", hpath, NULL, &holder, &err) < 0)
+            cp_debug("run report: the network holder: %s", err->msg);
+    }
+    json_object *seal = seal_of(box, holder != NULL ? holder : box);
     json_object_object_add(seal, "limits_missing",
                            limits_missing ? json_object_new_string(limits_missing) : NULL);
     cp_run_report_take("seal", seal);
