@@ -224,8 +224,10 @@ static void land_layer(struct cp_container_state *s, const struct cp_run_request
 static void freeze_box(struct cp_container_state *s, const char *id)
 {
     cleanup_error cp_error_t perr = NULL;
-    if (cp_box_pause(s->engine, id, &perr) == 0)
+    if (cp_box_pause(s->engine, id, &perr) == 0) {
+        cp_debug("frozen");
         return;
+    }
     cp_debug("pausing the box: %s", perr->msg);
     remove_after_failure(s, id);
 }
@@ -260,6 +262,7 @@ int cp_container_run(void *state, const struct cp_run_request *req, int *status_
         if (s->gated && warm && strcmp(s->engine->kind, "docker") == 0)
             freeze_box(s, id);
         land_layer(s, req);
+        cp_debug("landed");
         /* The used box goes, and the next one is made, while the caller moves on. */
         struct cp_warm_refill next = {.used_id = id,
                                       .used_layer = s->gated ? s->layer.id : NULL,
