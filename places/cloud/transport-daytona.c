@@ -1,22 +1,30 @@
 /* The Daytona transport. The mirror writes all of standard input, closes it, then reads
  * standard output, then standard error (mirror/transport.h), so one batch serves: spool the
- * input here, upload it, run the script once with its streams in files, download them. */
+ * input here, upload it, run the script once with its streams in files, download them.
+ * Requests are what a far run costs (each is a round trip to Daytona's proxy): a stream the
+ * script left empty is not downloaded (the execute's answer gives both sizes), and a script's
+ * folder of stream files is removed by the next execute, the last one's when the run ends.
+ * A run with nothing changed went from 20 requests to 14, one with a file each way from 30 to 20
+ * (tests/cloud/cloud.test counts them). */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "places/cloud/transport-daytona.h"
 #include "src/base/shell.h"
+#include "src/base/strvec.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
 #define STDIN_MAX  (1200ULL * 1024 * 1024) /* the mirror's 1 GB, with its archive overhead */
 #define STDOUT_MAX (600UL * 1024 * 1024)   /* the 512 MB that may come back, with overhead */
 #define STDERR_MAX (1024UL * 1024)
+#define SIZES_TAG  "conch-sizes"
 
 struct dt_transport {
     struct cp_transport base; /* first: the handle converts both ways */
@@ -25,6 +33,7 @@ struct dt_transport {
     char *guard;  /* shell text run before each script (the lease's renewal), or NULL */
     bool closing; /* the run is ending: its last scripts (the lease's release) run anyway */
     unsigned seq;
+    struct cp_strvec spent; /* finished scripts' folders, removed by the next execute */
 };
 
 struct dt_proc {
@@ -35,6 +44,7 @@ struct dt_proc {
     int in_fd, out_fd, err_fd;
     unsigned long long in_len;
     int ran, status;
+    long long out_len, err_len; /* the sizes the execute's answer gave; -1 unknown */
 };
 
 static const struct cp_transport_ops dt_ops;
@@ -78,14 +88,48 @@ static int dt_write(struct cp_far_proc *base, const void *buf, size_t len, cp_er
     return 0;
 }
 
+/* "rm -rf 'A' 'B'; " for the folders of scripts already read, or "". */
+static char *remove_spent(struct dt_transport *t)
+{
+    char *out = xstrdup(t->spent.n > 0 ? "rm -rf" : "");
+    for (size_t i = 0; i < t->spent.n; i++) {
+        cleanup_free char *q = cp_shell_quoted(t->spent.v[i]);
+        cleanup_free char *was = out;
+        out = xasprintf("%s %s%s", was, q, i + 1 == t->spent.n ? "; " : "");
+    }
+    return out;
+}
+
+/* The script with its streams in files, then one line with their sizes on the wrapper's own
+ * output (the execute's answer), and the script's status. */
 static char *far_command(struct dt_proc *r)
 {
     cleanup_free char *io = cp_shell_quoted(r->io);
+    cleanup_free char *spent = remove_spent(r->t);
     const char *in = r->in_len > 0 ? "\"$d/in\"" : "/dev/null";
-    cleanup_free char *inner =
-        xasprintf("%sd=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"",
-                  r->t->guard ? r->t->guard : "", io, r->command, in);
+    cleanup_free char *inner = xasprintf(
+        "%s%sd=%s; mkdir -p \"$d\" || exit 120; %s <%s >\"$d/out\" 2>\"$d/err\"; s=$?; "
+        "printf '\\n" SIZES_TAG " %%s %%s\\n' $(wc -c <\"$d/out\") $(wc -c <\"$d/err\"); exit $s",
+        r->t->guard ? r->t->guard : "", spent, io, r->command, in);
     return cp_shell_command("sh", inner, NULL, NULL);
+}
+
+/* The sizes from the answer's last tagged line; -1 each when there is none (an answer cut
+ * short, or from a daemon that merged something else in): then both are downloaded. A sandbox
+ * that lies here loses only its own output, which is checked like any other. */
+static void read_sizes(struct dt_proc *r, const char *result)
+{
+    r->out_len = r->err_len = -1;
+    const char *tag = NULL;
+    for (const char *p = result; p != NULL && (p = strstr(p, SIZES_TAG " ")) != NULL; p++)
+        tag = p;
+    long long o = -1, e = -1;
+    char end = 0;
+    if (tag != NULL && sscanf(tag, SIZES_TAG " %lld %lld%c", &o, &e, &end) == 3 && end == '\n' &&
+        o >= 0 && e >= 0) {
+        r->out_len = o;
+        r->err_len = e;
+    }
 }
 
 static int fetch(struct dt_proc *r, const char *name, int fd, size_t max, cp_error_t *err)
@@ -113,12 +157,17 @@ static int run_once(struct dt_proc *r, cp_error_t *err)
             return cp_error_wrap(err, "sending the mirror's input");
     }
     cleanup_free char *cmd = far_command(r);
-    if (cp_toolbox_execute(r->t->tb, cmd, 0, &r->status, NULL, err) < 0)
+    cleanup_free char *result = NULL;
+    /* The folders named in it are removed there, or not: a run's last removal tries again. */
+    if (cp_toolbox_execute(r->t->tb, cmd, 0, &r->status, &result, err) < 0)
         return cp_error_wrap(err, "running the mirror's far side");
+    if (r->status != 120)
+        cp_strvec_dispose(&r->t->spent);
     if (r->status == 120)
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot make %s in the sandbox", r->io);
-    if (fetch(r, "out", r->out_fd, STDOUT_MAX, err) < 0 ||
-        fetch(r, "err", r->err_fd, STDERR_MAX, err) < 0)
+    read_sizes(r, result);
+    if ((r->out_len != 0 && fetch(r, "out", r->out_fd, STDOUT_MAX, err) < 0) ||
+        (r->err_len != 0 && fetch(r, "err", r->err_fd, STDERR_MAX, err) < 0))
         return cp_error_wrap(err, "bringing the far side's output back");
     return 0;
 }
@@ -167,13 +216,8 @@ static int dt_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
 static void dt_proc_free(struct cp_far_proc *base)
 {
     struct dt_proc *r = (struct dt_proc *)base;
-    if (r->ran) {
-        cleanup_error cp_error_t cerr = NULL;
-        cleanup_free char *io = cp_shell_quoted(r->io);
-        cleanup_free char *cmd = xasprintf("rm -rf %s", io);
-        int st = 0;
-        cp_toolbox_execute(r->t->tb, cmd, 60, &st, NULL, &cerr);
-    }
+    if (r->ran) /* removed by the next execute, or when the run ends */
+        cp_strvec_push(&r->t->spent, r->io);
     cp_cleanup_closep(&r->in_fd);
     cp_cleanup_closep(&r->out_fd);
     cp_cleanup_closep(&r->err_fd);
@@ -185,6 +229,13 @@ static void dt_proc_free(struct cp_far_proc *base)
 static void dt_free(struct cp_transport *base)
 {
     struct dt_transport *t = (struct dt_transport *)base;
+    if (t->spent.n > 0) {
+        cleanup_error cp_error_t cerr = NULL;
+        cleanup_free char *rm = remove_spent(t);
+        int st = 0;
+        cp_toolbox_execute(t->tb, rm, 60, &st, NULL, &cerr);
+    }
+    cp_strvec_dispose(&t->spent);
     free(t->io_dir);
     free(t->guard);
     free(t);
