@@ -6,7 +6,7 @@ bench_mirror_drive_SOURCES = bench/mirror-drive.c
 bench_mirror_drive_LDADD = libconch.la $(LIB_LIBS)
 EXTRA_DIST += bench/mirror
 # bench/ssh: the ssh place beside OpenSSH (per command) and rsync -e ssh (mirror), one run (root).
-EXTRA_DIST += bench/ssh
+EXTRA_DIST += bench/ssh bench/delay-relay.py
 # bench/egress-proxy's fair floor: a bare splice (or copy) relay, two loopback crossings like the proxy.
 noinst_PROGRAMS += bench/splice-relay
 bench_splice_relay_SOURCES = bench/splice-relay.c
