@@ -88,7 +88,6 @@ void cp_ssh_warm(struct cp_ssh_session *s, size_t want)
 {
     if (want > CP_SSH_MAX_WARM)
         want = CP_SSH_MAX_WARM;
-    s->warm_want = want;
     while (s->nwarm < want) {
         size_t before = s->nwarm;
         warm_one(s);
@@ -140,13 +139,14 @@ LIBSSH2_CHANNEL *cp_ssh_channel_exec(struct cp_ssh_session *s, const char *comma
             return NULL;
         }
     }
-    cp_ssh_warm(s, s->warm_want);
+    /* No shell is started here to replace the one taken: each cost the run two round trips
+     * (the channel's opening, the shell's start) before it could go on (bench/ssh with
+     * DELAY_MS: 6 of a run's 8 round trips). The keeper restocks between runs. */
     return ch;
 }
 
 void cp_ssh_warm_drop(struct cp_ssh_session *s)
 {
-    s->warm_want = 0;
     while (s->nwarm > 0)
         libssh2_channel_free(s->warm[--s->nwarm]);
 }

@@ -46,7 +46,8 @@ int cp_ssh_channel_status(LIBSSH2_CHANNEL *ch);
  * with err set. The channel is the caller's. */
 LIBSSH2_CHANNEL *cp_ssh_channel_exec(struct cp_ssh_session *s, const char *command,
                                      cp_error_t *err);
-/* Keeps want warm channels ready (at most CP_SSH_MAX_WARM), refilled as they are taken. */
+/* Starts warm channels until want are ready (at most CP_SSH_MAX_WARM). A taken one is not
+ * replaced until this is called again (the keeper, between runs). */
 void cp_ssh_warm(struct cp_ssh_session *s, size_t want);
 /* Closes the warm channels and keeps no more. */
 void cp_ssh_warm_drop(struct cp_ssh_session *s);

@@ -140,9 +140,6 @@ static int ssh_connect(void *place, int stop_fd, struct cp_far_link *out, cp_err
     }
     /* Every wait of the mirror's transport ends on a signal (or the keeper's client leaving). */
     s->session->stop_fd = stop_fd;
-    /* While the lock's shell starts, the shells for the command and the listing start too. */
-    if (s->session->warm_want < 2)
-        s->session->warm_want = 2;
     if (cp_ssh_transport_new(s->session, &s->transport, err) < 0)
         return cp_error_code(err);
     s->place_id = place_identity(s);

@@ -14,7 +14,9 @@
 #include "src/base/spawn.h"
 
 #define CP_SSH_DEFAULT_TIMEOUT 30 /* seconds, when ConnectTimeout is none */
-#define CP_SSH_MAX_WARM        2
+/* Far shells kept started: one for each step of a run (lock, push, command, listing, pack),
+ * within sshd's default MaxSessions (10) beside the run's own open channels. */
+#define CP_SSH_MAX_WARM 5
 
 struct ssh_jump_leg;
 
@@ -27,7 +29,7 @@ struct cp_ssh_session {
     long alive_interval;
     char *alias;
     LIBSSH2_CHANNEL *warm[CP_SSH_MAX_WARM]; /* far shells started, waiting for a command */
-    size_t nwarm, warm_want;
+    size_t nwarm;
     int stop_fd; /* readable when the run is to stop (a signal, or the keeper's client); -1 */
 };
 
