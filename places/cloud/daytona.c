@@ -12,17 +12,12 @@
 #include "places/cloud/daytona.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/http.h"
 #include "src/base/util.h"
 
 #define MESSAGE_MAX        300
 #define RETRY_AFTER_CAP_MS 60000L
 #define BACKOFF_CAP_MS     8000L
-
-static void cleanup_curlu(CURLU **u)
-{
-    if (*u != NULL)
-        curl_url_cleanup(*u);
-}
 
 static void cleanup_curl_str(char **s)
 {
@@ -30,8 +25,7 @@ static void cleanup_curl_str(char **s)
         curl_free(*s);
 }
 
-#define cleanup_curlu_attr __attribute__((cleanup(cleanup_curlu)))
-#define cleanup_curl_free  __attribute__((cleanup(cleanup_curl_str)))
+#define cleanup_curl_free __attribute__((cleanup(cleanup_curl_str)))
 
 /* A part that must be absent; curl says CURLUE_NO_* when it is. */
 static bool has_part(CURLU *u, CURLUPart part)
@@ -64,7 +58,7 @@ static int normal_host(CURLU *u, char **out, cp_error_t *err)
 
 int cp_daytona_origin(const char *url, char **origin_out, char **url_out, cp_error_t *err)
 {
-    cleanup_curlu_attr CURLU *u = curl_url();
+    cleanup_curlu CURLU *u = curl_url();
     if (u == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "out of memory");
     if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)

@@ -114,12 +114,10 @@ static char *far_command(struct dt_proc *r)
     return cp_shell_command("sh", inner, NULL, NULL);
 }
 
-/* The sizes from the answer's last tagged line; -1 each when there is none (an answer cut
- * short, or from a daemon that merged something else in): then both are downloaded. A sandbox
- * that lies here loses only its own output, which is checked like any other. */
-static void read_sizes(struct dt_proc *r, const char *result)
+/* A sandbox that lies here loses only its own output, which is checked like any other. */
+void cp_daytona_stream_sizes(const char *result, long long *out, long long *err)
 {
-    r->out_len = r->err_len = -1;
+    *out = *err = -1;
     const char *tag = NULL;
     for (const char *p = result; p != NULL && (p = strstr(p, SIZES_TAG " ")) != NULL; p++)
         tag = p;
@@ -127,8 +125,8 @@ static void read_sizes(struct dt_proc *r, const char *result)
     char end = 0;
     if (tag != NULL && sscanf(tag, SIZES_TAG " %lld %lld%c", &o, &e, &end) == 3 && end == '\n' &&
         o >= 0 && e >= 0) {
-        r->out_len = o;
-        r->err_len = e;
+        *out = o;
+        *err = e;
     }
 }
 
@@ -165,7 +163,7 @@ static int run_once(struct dt_proc *r, cp_error_t *err)
         cp_strvec_dispose(&r->t->spent);
     if (r->status == 120)
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot make %s in the sandbox", r->io);
-    read_sizes(r, result);
+    cp_daytona_stream_sizes(result, &r->out_len, &r->err_len);
     if ((r->out_len != 0 && fetch(r, "out", r->out_fd, STDOUT_MAX, err) < 0) ||
         (r->err_len != 0 && fetch(r, "err", r->err_fd, STDERR_MAX, err) < 0))
         return cp_error_wrap(err, "bringing the far side's output back");

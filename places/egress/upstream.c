@@ -14,6 +14,7 @@
 #include "places/egress/addr.h"
 #include "places/egress/upstream.h"
 #include "src/base/digest.h"
+#include "src/base/http.h"
 #include "src/base/util.h"
 
 #define NO_PROXY_MAX 256
@@ -24,12 +25,6 @@
 #define URL_PORT_WORDS "the upstream proxy's port is bad"
 #define URL_HOST_WORDS "the upstream proxy's URL names no host"
 
-static void cleanup_curlu(CURLU **u)
-{
-    if (*u != NULL)
-        curl_url_cleanup(*u);
-}
-
 /* A part curl handed back, wiped first: it may be the password. */
 static void cleanup_curl_part(char **s)
 {
@@ -39,8 +34,7 @@ static void cleanup_curl_part(char **s)
     curl_free(*s);
 }
 
-#define cleanup_curlu_attr __attribute__((cleanup(cleanup_curlu)))
-#define cleanup_curl_part  __attribute__((cleanup(cleanup_curl_part)))
+#define cleanup_curl_part __attribute__((cleanup(cleanup_curl_part)))
 
 /* The URL's parts as written, for what curl reads otherwise: the user-info (up to the last '@',
  * since a password may hold one unescaped, where curl splits at the first) and the host and
@@ -282,7 +276,7 @@ static void add_no_proxy(struct cp_egress_upstream *u, const char *list)
 static int read_url(const char *url, struct cp_egress_upstream *out, cp_error_t *err)
 {
     struct url_text t = {0};
-    cleanup_curlu_attr CURLU *u = curl_url();
+    cleanup_curlu CURLU *u = curl_url();
     if (u == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "out of memory");
     int r = split_url(url, &t, err);

@@ -19,6 +19,12 @@ void cp_cleanup_slistp(struct curl_slist **l)
         curl_slist_free_all(*l);
 }
 
+void cp_cleanup_curlup(CURLU **u)
+{
+    if (*u != NULL)
+        curl_url_cleanup(*u);
+}
+
 void cp_http_resp_dispose(struct cp_http_resp *r)
 {
     cp_buf_dispose(&r->body);

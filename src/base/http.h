@@ -12,8 +12,11 @@
 
 void cp_cleanup_curlp(CURL **c);
 void cp_cleanup_slistp(struct curl_slist **l);
+/* A parsed URL (curl_url), for the places that read one with libcurl's own parser. */
+void cp_cleanup_curlup(CURLU **u);
 #define cleanup_curl  __attribute__((cleanup(cp_cleanup_curlp)))
 #define cleanup_slist __attribute__((cleanup(cp_cleanup_slistp)))
+#define cleanup_curlu __attribute__((cleanup(cp_cleanup_curlup)))
 
 /* Feeds an upload body; returns bytes written into buf, 0 at the end, or -1 on failure. */
 typedef long (*cp_http_reader)(void *ctx, char *buf, size_t len);

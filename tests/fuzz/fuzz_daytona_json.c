@@ -1,5 +1,6 @@
 /* Fuzz target: every JSON answer the Daytona client reads (sandbox objects, both list shapes,
- * error bodies), and the Retry-After headers beside them. */
+ * error bodies), the Retry-After headers beside them, and the stream sizes a far script's
+ * execute answers with. */
 #include "config.h"
 
 #include <stdint.h>
@@ -8,6 +9,7 @@
 
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox.h"
+#include "places/cloud/transport-daytona.h"
 #include "src/base/json.h"
 #include "src/base/util.h"
 
@@ -20,6 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     (void)cp_daytona_retry_after_ms(text);
+    long long out = 0, errs = 0;
+    cp_daytona_stream_sizes(text, &out, &errs);
+    if ((out < 0) != (errs < 0) || out < -1 || errs < -1)
+        abort(); /* both sizes or neither, never a negative one but "unknown" */
     cleanup_json json_object *root = NULL;
     cleanup_error cp_error_t err = NULL;
     if (cp_json_parse((const char *)data, size, "fuzz", &root, &err) < 0)
