@@ -105,6 +105,32 @@ bool cp_box_owner_alive(const char *name, json_object *labels)
     return cp_box_name_alive(name);
 }
 
+int cp_box_inspect_ours(struct cp_engine *e, const char *name, const char *label, json_object **out,
+                        cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/%s/json", name);
+    cleanup_json json_object *c = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
+        return cp_error_code(err);
+    if (status == 404)
+        return 0;
+    json_object *config = NULL, *labels = NULL;
+    json_object_object_get_ex(c, "Config", &config);
+    json_object_object_get_ex(config, "Labels", &labels);
+    if (status != 200 || cp_json_str(c, "Id") == NULL || cp_json_str(labels, label) == NULL) {
+        cp_error_make(err, CP_ERR_UNSAFE, 0, "a box named %s exists that conch-place did not make",
+                      name);
+        cp_error_hint(err,
+                      "conch-place gives that name to this folder's own box: rename or "
+                      "remove the other one (%s rename %s ...), then run again.",
+                      e->kind, name);
+        return cp_error_code(err);
+    }
+    *out = steal_pointer(&c);
+    return 1;
+}
+
 int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,
                   cp_error_t *err)
 {

@@ -26,6 +26,11 @@ int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec
  * are frozen, so nothing in it writes after. A force removal still ends it. */
 int cp_box_pause(struct cp_engine *e, const char *id, cp_error_t *err);
 int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err);
+/* Inspects the box conch-place names name and marks with label (the sidecar's, the network
+ * holder's): 1 with *out (the caller's), 0 when there is no box of that name, CP_ERR_UNSAFE when
+ * one is there that conch-place did not make (it is never used or removed). */
+int cp_box_inspect_ours(struct cp_engine *e, const char *name, const char *label, json_object **out,
+                        cp_error_t *err);
 /* Kills and removes; a box already gone is not an error. */
 int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err);
 

@@ -92,23 +92,15 @@ static json_object *hold_body(const char *image, const struct cp_sidecar_names *
 static int find_holder(struct cp_engine *e, const char *name, const struct cp_sidecar *s,
                        char **id_out, cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("/containers/%s/json", name);
     cleanup_json json_object *c = NULL;
-    long status = 0;
-    if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
-        return cp_error_code(err);
-    if (status == 404)
-        return 0;
-    json_object *state = NULL, *running = NULL, *config = NULL, *labels = NULL, *host = NULL;
+    int r = cp_box_inspect_ours(e, name, CP_HOLD_LABEL, &c, err);
+    if (r <= 0)
+        return r;
+    json_object *state = NULL, *running = NULL, *host = NULL;
     json_object_object_get_ex(c, "State", &state);
     json_object_object_get_ex(state, "Running", &running);
-    json_object_object_get_ex(c, "Config", &config);
-    json_object_object_get_ex(config, "Labels", &labels);
     json_object_object_get_ex(c, "HostConfig", &host);
     const char *id = cp_json_str(c, "Id"), *pid = cp_json_str(host, "PidMode");
-    if (status != 200 || id == NULL || cp_json_str(labels, CP_HOLD_LABEL) == NULL)
-        return cp_error_make(err, CP_ERR_UNSAFE, 0,
-                             "a box named %s exists that conch-place did not make", name);
     cleanup_free char *want = xasprintf("container:%s", s->id);
     if (json_object_get_boolean(running) && pid != NULL && strcmp(pid, want) == 0) {
         *id_out = xstrdup(id);

@@ -190,26 +190,19 @@ static char *env_value(json_object *config, const char *key)
 static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar *out,
                         cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("/containers/%s/json", name);
     cleanup_json json_object *c = NULL;
-    long status = 0;
-    if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
-        return cp_error_code(err);
-    if (status == 404)
-        return 0;
-    json_object *state = NULL, *config = NULL, *labels = NULL, *ns = NULL, *nets = NULL,
-                *net = NULL, *running = NULL;
+    int r = cp_box_inspect_ours(e, name, CP_SIDECAR_LABEL, &c, err);
+    if (r <= 0)
+        return r;
+    json_object *state = NULL, *config = NULL, *ns = NULL, *nets = NULL, *net = NULL,
+                *running = NULL;
     json_object_object_get_ex(c, "State", &state);
     json_object_object_get_ex(state, "Running", &running);
     json_object_object_get_ex(c, "Config", &config);
-    json_object_object_get_ex(config, "Labels", &labels);
     json_object_object_get_ex(c, "NetworkSettings", &ns);
     json_object_object_get_ex(ns, "Networks", &nets);
     json_object_object_get_ex(nets, name, &net);
     const char *id = cp_json_str(c, "Id"), *ip = cp_json_str(net, "IPAddress");
-    if (status != 200 || id == NULL || cp_json_str(labels, CP_SIDECAR_LABEL) == NULL)
-        return cp_error_make(err, CP_ERR_UNSAFE, 0,
-                             "a box named %s exists that conch-place did not make", name);
     cleanup_free char *secret = env_value(config, CP_EGRESS_SECRET_ENV);
     if (!json_object_get_boolean(running) || ip == NULL || ip[0] == '\0' || secret == NULL) {
         cp_debug("replacing the sidecar %s, which is not running", name);
