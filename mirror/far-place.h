@@ -35,6 +35,12 @@ struct cp_far_exec {
     /* The copy's lock there. A lease must be renewed while the command runs: the exec calls
      * cp_far_lock_renew at least every 30 s (nothing for a held lock); a failure ends it. */
     struct cp_far_lock *lock;
+    /* The lock's fifo there (cp_far_lock_done_path), or NULL. When set, the exec's far script
+     * writes the command's status to it once the command ended, whatever the status, so the
+     * lock's holder sends the copy's listing at once. */
+    const char *done_path;
+    /* exec_start's: the lock's fifo there that the push's unpack writes its status to. */
+    const char *pushed_path;
 };
 
 struct cp_far_place_ops {
@@ -46,6 +52,12 @@ struct cp_far_place_ops {
      * 128 + the signal that ended it. When x->stop_fd becomes readable, the exec ends the far
      * command's process group before it lets go of it, and returns CP_ERR_INTERRUPTED. */
     int (*exec)(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err);
+    /* Optional, for a command without -i: sends it while the push's pack is on its way, one
+     * round trip less. Its far script waits for the unpack's status at x->pushed_path and runs
+     * the command only after a whole push; if the push fails or the run ends first, it ends
+     * without running it (the lock's holder answers for an unpack that never came). The exec
+     * that follows takes it up. A failure here is none of the run's: exec starts it then. */
+    int (*exec_start)(void *place, const struct cp_far_exec *x, cp_error_t *err);
 };
 
 #endif

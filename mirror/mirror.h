@@ -42,6 +42,15 @@ struct cp_mirror_opts {
     const char *place_id;         /* the far place's identity (host key, user, path; sandbox id) */
     struct cp_mirror_session *session; /* shared by one run's push and pull; NULL: push alone
                                           probes, pull deletes nothing */
+    /* The copy as listed after the command (a held lock's listing), or NULL: the pull
+     * probes for it. */
+    const struct cp_mirror_session *listed_after;
+    /* A command sent on the push's heels (a held lock's): the unpack writes its status to
+     * pushed_path there, and sent(sent_ctx) is called once the pack is on its way, before its
+     * answer is read. NULL: the push alone. */
+    const char *pushed_path;
+    void (*sent)(void *ctx);
+    void *sent_ctx;
 };
 
 /* Sends what changed here since the manifest, and the deletions; records the far side's

@@ -249,12 +249,13 @@ int cp_mirror_pull(struct cp_transport *t, const struct cp_mirror_opts *o,
                    struct cp_mirror_report *rep, cp_error_t *err)
 {
     cleanup_manifest struct cp_manifest m = {0};
-    struct cp_mirror_session now __attribute__((cleanup(cp_mirror_session_dispose))) = {0};
+    struct cp_mirror_session probed __attribute__((cleanup(cp_mirror_session_dispose))) = {0};
     struct cp_limits lim = cp_mirror_limits(o);
     sweep_stale_staging(o->rootfd);
     if (cp_manifest_load(o->manifest_path, &m, err) < 0 ||
-        cp_mirror_far_probe(t, o, lim.max_files * 2, &now, err) < 0)
+        (o->listed_after == NULL && cp_mirror_far_probe(t, o, lim.max_files * 2, &probed, err) < 0))
         return cp_error_wrap(err, "while bringing back the changes");
+    const struct cp_mirror_session now = o->listed_after != NULL ? *o->listed_after : probed;
     const struct cp_mirror_session *s = o->session;
     const struct cp_listing *after = NULL;
     if (s != NULL && s->pushed && s->far_id != NULL && now.far_id != NULL &&

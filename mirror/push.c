@@ -109,7 +109,7 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf out;
     cp_buf_init(&out, 0);
-    const char *argv[] = {o->far_root, new_id, NULL};
+    const char *argv[] = {o->far_root, new_id != NULL ? new_id : "", o->pushed_path, NULL};
     if (cp_far_proc_start(t, cp_far_unpack_script, argv, &r, err) < 0)
         return cp_error_wrap(err, "while starting the far side's unpack");
     uint64_t total = 0;
@@ -122,6 +122,8 @@ static int push_exchange(struct cp_transport *t, const struct cp_mirror_opts *o,
     cp_progress_end(&progress);
     if (rc == 0)
         rc = cp_far_proc_close_stdin(r, err);
+    if (rc == 0 && o->pushed_path != NULL && o->sent != NULL)
+        o->sent(o->sent_ctx);
     if (rc == 0)
         rc = cp_mirror_read_all(r, false, CP_MIRROR_LISTING_MAX, true, &out, err);
     /* The far side's own words explain a broken stream better than EPIPE does. */

@@ -73,19 +73,71 @@ static char *new_token(void)
     return hex;
 }
 
-static int read_answer(struct cp_far_proc *r, struct cp_buf *out, cp_error_t *err)
+/* Reads until b holds at least want bytes; CP_ERR_UNSAFE when the stream ends first. */
+static int read_to(struct cp_far_proc *r, struct cp_buf *b, size_t want, cp_error_t *err)
 {
     char chunk[64 * 1024];
-    cp_buf_init(out, LOCK_ANSWER_MAX);
-    for (;;) {
-        ssize_t n = cp_far_proc_read(r, chunk, sizeof(chunk), err);
+    while (b->len < want) {
+        size_t ask = want - b->len < sizeof(chunk) ? want - b->len : sizeof(chunk);
+        ssize_t n = cp_far_proc_read(r, chunk, ask, err);
         if (n < 0)
             return cp_error_code(err);
         if (n == 0)
-            return 0;
-        if (cp_buf_append(out, chunk, (size_t)n) < 0)
+            return cp_error_make(err, CP_ERR_UNSAFE, 0, "the far side's answer was cut short");
+        if (cp_buf_append(b, chunk, (size_t)n) < 0)
             return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the copy's listing is too long");
     }
+    return 0;
+}
+
+/* Reads one line into b from off (a byte at a time: nothing past it is taken from a stream
+ * that stays open); *end the offset past its newline. */
+static int read_line(struct cp_far_proc *r, struct cp_buf *b, size_t off, size_t *end, bool eof_ok,
+                     cp_error_t *err)
+{
+    for (;;) {
+        const char *nl = b->len > off ? memchr(b->data + off, '\n', b->len - off) : NULL;
+        if (nl != NULL) {
+            *end = (size_t)(nl + 1 - b->data);
+            return 0;
+        }
+        if (b->len - off > 256)
+            return cp_error_make(err, CP_ERR_UNSAFE, 0, "the far side's answer has no line end");
+        char c;
+        ssize_t n = cp_far_proc_read(r, &c, 1, err);
+        if (n < 0)
+            return cp_error_code(err);
+        if (n == 0) {
+            *end = b->len;
+            return eof_ok ? 0
+                          : cp_error_make(err, CP_ERR_UNSAFE, 0,
+                                          "the far side's answer was cut short");
+        }
+        if (cp_buf_append(b, &c, 1) < 0)
+            return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the far side's answer is too long");
+    }
+}
+
+/* A framed answer ("conch-bytes N", then N bytes: lock.sh's cp_framed) from r's stream, read
+ * to its last byte and not past it, parsed as the copy's id and listing into s. */
+static int read_framed(struct cp_far_proc *r, size_t max_files, struct cp_mirror_session *s,
+                       cp_error_t *err)
+{
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, LOCK_ANSWER_MAX);
+    size_t end = 0;
+    long n = -1;
+    if (read_line(r, &b, 0, &end, false, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *line = xasprintf("%.*s", (int)end - 1, b.data);
+    const char *key = "conch-bytes ";
+    if (strncmp(line, key, strlen(key)) != 0 ||
+        cp_parse_long(line + strlen(key), 0, LOCK_ANSWER_MAX - 1024, &n) < 0)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0,
+                             "the far side did not frame the copy's listing");
+    if (read_to(r, &b, end + (size_t)n, err) < 0)
+        return cp_error_code(err);
+    return cp_mirror_session_parse(s, b.data + end, (size_t)n, max_files, err);
 }
 
 /* Words for a lock answer other than "ok", from its first line (our own far script's). */
@@ -114,23 +166,24 @@ static int try_lock(struct cp_far_lock *l, const char *place, struct cp_mirror_s
     const char *argv[] = {l->path, l->root, l->lease ? "lease" : "hold", l->token, NULL};
     cleanup_far_proc struct cp_far_proc *r = NULL;
     cleanup_buf struct cp_buf b;
-    cp_buf_init(&b, 0);
+    cp_buf_init(&b, 4096);
+    size_t end = 0;
     if (cp_far_proc_start(l->t, cp_far_lock_script, argv, &r, err) < 0 ||
-        (l->lease && cp_far_proc_close_stdin(r, err) < 0) || read_answer(r, &b, err) < 0)
+        (l->lease && cp_far_proc_close_stdin(r, err) < 0) ||
+        read_line(r, &b, 0, &end, true, err) < 0)
         return cp_error_wrap(err, "while taking the copy's lock on %s", place);
-    const char *nl = b.data != NULL ? memchr(b.data, '\n', b.len) : NULL;
-    cleanup_free char *line =
-        xasprintf("%.*s", nl ? (int)(nl - b.data) : (int)b.len, b.data ? b.data : "");
+    cleanup_free char *line = xasprintf(
+        "%.*s", (int)(end > 0 && b.data[end - 1] == '\n' ? end - 1 : end), b.data ? b.data : "");
     if (strncmp(line, "busy", 4) == 0) {
         *who = xstrdup(line[4] == ' ' ? line + 5 : "unknown");
         return 1;
     }
-    if (strcmp(line, "ok") != 0) {
+    bool after = strcmp(line, "ok after") == 0 && !l->lease;
+    if (strcmp(line, "ok") != 0 && !after) {
         cleanup_free char *shown = cp_escape(line[0] ? line : "nothing");
         return lock_refused(shown, place, err);
     }
-    size_t off = (size_t)(nl + 1 - b.data);
-    if (cp_mirror_session_parse(s, b.data + off, b.len - off, CP_MAX_FILES * 2, err) < 0)
+    if (read_framed(r, CP_MAX_FILES * 2, s, err) < 0)
         return cp_error_wrap(err, "while reading the copy's listing on %s", place);
     if (l->lease) {
         int status = 0;
@@ -138,6 +191,7 @@ static int try_lock(struct cp_far_lock *l, const char *place, struct cp_mirror_s
             return cp_error_code(err);
     } else {
         l->holder = steal_pointer(&r); /* its stream open is the lock held */
+        l->after = after;
     }
     l->held = true;
     return 0;
@@ -198,6 +252,26 @@ int cp_far_lock_renew(struct cp_far_lock *l, cp_error_t *err)
         return cp_error_wrap(err, "while renewing the copy's lock");
     if (status != 0)
         return cp_error_make(err, CP_ERR_DENIED, 0, "the copy's lock was taken from this run");
+    return 0;
+}
+
+char *cp_far_lock_done_path(const struct cp_far_lock *l)
+{
+    return l->held && l->after ? xasprintf("%s.done", l->path) : NULL;
+}
+
+char *cp_far_lock_pushed_path(const struct cp_far_lock *l)
+{
+    return l->held && l->after ? xasprintf("%s.pushed", l->path) : NULL;
+}
+
+int cp_far_lock_after(struct cp_far_lock *l, struct cp_mirror_session *s, cp_error_t *err)
+{
+    if (!l->held || !l->after)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the copy's lock sends no listing after");
+    l->after = false; /* one listing per lock */
+    if (read_framed(l->holder, CP_MAX_FILES * 2, s, err) < 0)
+        return cp_error_wrap(err, "while reading the copy's listing after the command");
     return 0;
 }
 

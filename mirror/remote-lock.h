@@ -28,6 +28,7 @@ struct cp_far_lock {
     struct cp_far_proc *holder; /* held: the far shell that holds it; NULL once released */
     char *path, *root, *token;
     bool lease, held;
+    bool after; /* held: the holder sends the copy's listing once the command ended */
 };
 
 /* Takes the copy's lock there (far/lock.sh), waiting while another command holds it; stop_fd
@@ -36,6 +37,16 @@ struct cp_far_lock {
 int cp_far_lock_take(struct cp_transport *t, const char *lock_path, const char *far_root,
                      const char *place, int stop_fd, struct cp_mirror_session *s,
                      struct cp_far_lock *out, cp_error_t *err);
+/* A held lock's fifo there (LOCK.done) that the command's far script writes its status to once
+ * the command ended (cp_far_exec's done_path): the holder then sends the copy's listing on its
+ * stream, unasked. NULL when the holder sends none (a lease, a far side without mkfifo). */
+char *cp_far_lock_done_path(const struct cp_far_lock *l);
+/* A held lock's fifo there (LOCK.pushed) that the push's unpack writes its status to, and a
+ * command sent on the push's heels waits for; NULL where there is none. */
+char *cp_far_lock_pushed_path(const struct cp_far_lock *l);
+/* That listing, read from the holder's stream into s (once per lock): the pull needs no probe
+ * of its own, one round trip less. */
+int cp_far_lock_after(struct cp_far_lock *l, struct cp_mirror_session *s, cp_error_t *err);
 /* A lease pushed 2 minutes on; nothing for a held lock. At least every 30 s while a command
  * runs. CP_ERR_DENIED: the lease was taken from this run, which ends. */
 int cp_far_lock_renew(struct cp_far_lock *l, cp_error_t *err);

@@ -28,18 +28,24 @@ struct run {
     struct cp_far_link link;
     struct cp_far_lock flock;
     struct cp_mirror_session mirror; /* what the push learned, for the pull */
+    struct cp_mirror_session after;  /* the copy as the lock's holder listed it after the command */
     struct cp_config own_config;     /* read here when the place gave none */
     char **protected_owned;
     char *hooks_path;
     struct cp_rules rules;
+    char *done_path;   /* the lock's fifos there (held), or NULL */
+    char *pushed_path; /* set only where the command may follow the pack at once */
 };
 
 static void run_dispose(struct run *r)
 {
+    free(r->done_path);
+    free(r->pushed_path);
     cp_far_lock_release(&r->flock);
     cp_cleanup_closep(&r->rootfd);
     cp_cleanup_closep(&r->local_lock);
     cp_mirror_session_dispose(&r->mirror);
+    cp_mirror_session_dispose(&r->after);
     cp_strv_free(r->protected_owned);
     free(r->hooks_path);
     cp_config_dispose(&r->own_config);
@@ -70,6 +76,29 @@ static struct cp_mirror_opts mirror_opts(struct run *r)
                                    .session = &r->mirror};
 }
 
+/* The command as the place's exec (and exec_start) gets it. */
+static struct cp_far_exec far_exec(struct run *r)
+{
+    return (struct cp_far_exec){.argv = r->a->argv,
+                                .far_root = r->link.far_root,
+                                .interactive = r->a->interactive,
+                                .stop_fd = r->stop_fd,
+                                .lock = &r->flock,
+                                .done_path = r->done_path,
+                                .pushed_path = r->pushed_path};
+}
+
+/* The pack is on its way: the command follows it now, and waits there for the unpack. */
+static void start_command(void *ctx)
+{
+    struct run *r = ctx;
+    struct cp_far_exec x = far_exec(r);
+    cleanup_error cp_error_t e = NULL;
+    if (r->ops->exec_start(r->place, &x, &e) < 0)
+        cp_debug("%s: the command did not go with the push (%s); it follows it", r->link.where,
+                 e->msg);
+}
+
 /* The lock here (before any connection: two commands of this computer never both connect),
  * the work folder opened once, the connection. */
 static int here_and_connect(struct run *r, cp_error_t *err)
@@ -95,7 +124,15 @@ static int lock_and_push(struct run *r, cp_error_t *err)
     cleanup_free char *guard = cp_far_lock_guard(&r->flock); /* a lease's; NULL when held */
     if (guard != NULL)
         cp_transport_guard(r->link.transport, guard);
+    r->done_path = cp_far_lock_done_path(&r->flock);
+    if (r->ops->exec_start != NULL && !r->a->interactive)
+        r->pushed_path = cp_far_lock_pushed_path(&r->flock);
     struct cp_mirror_opts o = mirror_opts(r);
+    if (r->pushed_path != NULL) {
+        o.pushed_path = r->pushed_path;
+        o.sent = start_command;
+        o.sent_ctx = r;
+    }
     struct cp_mirror_report rep = {.say = r->a->say};
     if (cp_mirror_push(r->link.transport, &o, &rep, err) < 0)
         return cp_remote_words(err, where, "sending the work folder to %s", where);
@@ -105,15 +142,13 @@ static int lock_and_push(struct run *r, cp_error_t *err)
 }
 
 /* The command, then the pull. A failed command's status is the person's; a failed exec or
- * pull lands nothing and deletes nothing here. */
+ * pull lands nothing and deletes nothing here. A held lock's holder lists the copy as soon
+ * as the command's far script says it ended: that listing is on its way with the command's
+ * end, and the pull asks for none. */
 static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
 {
     const char *where = r->link.where;
-    struct cp_far_exec x = {.argv = r->a->argv,
-                            .far_root = r->link.far_root,
-                            .interactive = r->a->interactive,
-                            .stop_fd = r->stop_fd,
-                            .lock = &r->flock};
+    struct cp_far_exec x = far_exec(r);
     cp_debug("%s: running", where);
     int rc = r->ops->exec(r->place, &x, status_out, err);
     cp_run_report_stage("command");
@@ -123,6 +158,13 @@ static int exec_and_pull(struct run *r, int *status_out, cp_error_t *err)
         return cp_remote_words(err, where, "running the command on %s", where);
     cp_debug("%s: ran, status %d", where, *status_out);
     struct cp_mirror_opts o = mirror_opts(r);
+    if (r->done_path != NULL) {
+        if (cp_far_lock_after(&r->flock, &r->after, err) < 0)
+            return cp_remote_words(err, where,
+                                   "bringing the changes back from %s (the command exited %d)",
+                                   where, *status_out);
+        o.listed_after = &r->after;
+    }
     struct cp_mirror_report rep __attribute__((cleanup(cp_report_dispose))) = {.say = r->a->say};
     rc = cp_mirror_pull(r->link.transport, &o, &rep, err);
     cp_report_host_run_said(&rep, "to take them, copy them from the far copy by hand, or run the "

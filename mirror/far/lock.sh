@@ -1,6 +1,6 @@
 # lock LOCK ROOT MODE TOKEN: one command at a time per copy (issue 9). Makes the copy's folder,
-# takes its lock, then answers "ok", the copy's id (cp_id) and its files (cp_list), so the
-# near side learns which copy is there without another round trip. Other first lines:
+# takes its lock, then answers "ok" (or "ok after") and, framed, the copy's id (cp_id) and its
+# files (cp_list), so the near side learns which copy is there without another round trip. Other first lines:
 # "busy WHO" (123), "nofolder" (121), "missing TOOL" (124, common.sh).
 #   hold:    the lock lives as long as this shell, which holds it until its input ends (ssh:
 #            the channel; a cut connection or a killed conch-place frees it by itself).
@@ -56,16 +56,63 @@ if ! cp_take; then
         exit 123
     fi
 fi
-echo ok
-cd -- "$cp_root" 2>>"$cp_tmp/err" || cp_fail 121
-cp_id
-cp_list
+cd -- "$cp_root" 2>>"$cp_tmp/err" || {
+    echo nofolder
+    cp_fail 121
+}
+cp_here=$PWD
+# hold: two fifos save a round trip each ("ok after" says they are there).
+#   LOCK.done:   the command's far script writes its status there once it ended (ssh's run
+#                script, through cp_far_exec's done_path); the copy's listing after the
+#                command then comes unasked on this stream.
+#   LOCK.pushed: the push's unpack writes its status there (unpack.sh); a command sent on the
+#                push's heels waits for it, and runs only after a whole push. This shell holds
+#                it open both ways, so neither side ever waits for the other to open it.
+cp_after=
+if [ "$cp_mode" = hold ] && rm -f -- "$cp_lock.done" "$cp_lock.pushed" &&
+    mkfifo -m 600 -- "$cp_lock.done" "$cp_lock.pushed" 2>/dev/null && exec 7<>"$cp_lock.pushed"; then
+    cp_after=' after'
+fi
+# An answer is framed ("conch-bytes N", then N bytes): a held lock's stream stays open.
+cp_framed() {
+    printf 'conch-bytes %s\n' "$(($(wc -c <"$1")))"
+    cat -- "$1"
+}
+echo "ok$cp_after"
+{
+    cp_id
+    cp_list
+} >"$cp_tmp/answer"
+cp_framed "$cp_tmp/answer"
 cp_flush_err
 [ "$cp_mode" = hold ] || exit 0
-# Our output ends here, so the near side reads the answer to its end; the lock stays, held
-# from outside the copy (a shell sitting in it would keep its disk busy).
+if [ -n "$cp_after" ]; then
+    (
+        cd /
+        exec 7>&-
+        exec 5<>"$cp_lock.done" && IFS= read -r _ <&5 || exit 0
+        : >"$cp_tmp/err"
+        cd -- "$cp_here" 2>>"$cp_tmp/err" || cp_fail 121
+        {
+            cp_id
+            cp_list
+        } >"$cp_tmp/after"
+        cp_framed "$cp_tmp/after"
+        cp_flush_err
+    ) &
+    cp_lister=$!
+fi
+# Our output ends here but for the lister's; the lock stays, held from outside the copy (a
+# shell sitting in it would keep its disk busy).
 exec >/dev/null 2>&1
 cd /
 while read -r _; do :; done
-rm -f -- "$cp_lock" "$cp_lock.pgid"
+# A run script still to write its status must not wait for a reader that is gone, nor one
+# still waiting for a push wait for ever: it is told the push failed.
+if [ -n "$cp_after" ]; then
+    exec 6<>"$cp_lock.done"
+    kill "$cp_lister" 2>/dev/null
+    echo 125 >&7
+fi
+rm -f -- "$cp_lock" "$cp_lock.pgid" "$cp_lock.done" "$cp_lock.pushed"
 exit 0

@@ -1,7 +1,17 @@
-# unpack ROOT [ID]: standard input is a tar written by conch-place; it may hold the deletion list
+# unpack ROOT [ID [PUSHED]]: standard input is a tar written by conch-place; it may hold the deletion list
 # as .conch-mirror-deletions (NUL-separated names) and .conch-mirror-sent (the names it
 # holds, "./NAME" NUL-separated). Extracts, deletes, then lists what was sent (everything if
-# the tar does not say). With ID, the copy is new: its id is written once all arrived.
+# the tar does not say). With ID (not empty), the copy is new: its id is written once all
+# arrived. PUSHED, a fifo of the copy's lock (lock.sh): this script's exit status goes there
+# on every way out, for the command that waits for the push.
+cp_pushed=
+case ${3:-} in '') ;; /*) cp_pushed=$3 ;; *) cp_pushed=$PWD/$3 ;; esac
+if [ -n "$cp_pushed" ]; then
+    trap 'cp_s=$?; [ -p "$cp_pushed" ] && echo "$cp_s" >"$cp_pushed"; rm -rf "$cp_tmp"' EXIT
+    trap 'exit 129' HUP
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+fi
 cp_enter "$1"
 tar -xf - 2>>"$cp_tmp/err"
 rc=$?

@@ -145,6 +145,32 @@ LIBSSH2_CHANNEL *cp_ssh_channel_exec(struct cp_ssh_session *s, const char *comma
     return ch;
 }
 
+void cp_ssh_channel_let_go(struct cp_ssh_session *s, LIBSSH2_CHANNEL *ch)
+{
+    if (s->defer_closes && s->nclosing < CP_SSH_MAX_CLOSING) {
+        s->closing[s->nclosing++] = ch;
+        return;
+    }
+    libssh2_session_set_blocking(s->lib, 1);
+    libssh2_session_set_timeout(s->lib, 5000);
+    libssh2_channel_close(ch);
+    libssh2_channel_free(ch);
+    libssh2_session_set_timeout(s->lib, 0);
+}
+
+void cp_ssh_closes_finish(struct cp_ssh_session *s)
+{
+    if (s->nclosing == 0)
+        return;
+    libssh2_session_set_blocking(s->lib, 1);
+    libssh2_session_set_timeout(s->lib, 3000);
+    for (size_t i = 0; i < s->nclosing; i++) /* all closes sent first, their answers after */
+        libssh2_channel_close(s->closing[i]);
+    while (s->nclosing > 0)
+        libssh2_channel_free(s->closing[--s->nclosing]);
+    libssh2_session_set_timeout(s->lib, 0);
+}
+
 void cp_ssh_warm_drop(struct cp_ssh_session *s)
 {
     while (s->nwarm > 0)
@@ -154,9 +180,16 @@ void cp_ssh_warm_drop(struct cp_ssh_session *s)
 int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_ssh_io *io,
                 int *status_out, cp_error_t *err)
 {
-    cleanup_libssh2_channel LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(s, command, err);
+    LIBSSH2_CHANNEL *ch = cp_ssh_channel_exec(s, command, err);
     if (ch == NULL)
         return cp_error_code(err);
+    return cp_ssh_exec_on(s, ch, io, status_out, err);
+}
+
+int cp_ssh_exec_on(struct cp_ssh_session *s, LIBSSH2_CHANNEL *started, const struct cp_ssh_io *io,
+                   int *status_out, cp_error_t *err)
+{
+    cleanup_libssh2_channel LIBSSH2_CHANNEL *ch = started;
     if (io->in_fd < 0 && !io->hold_stdin)
         libssh2_channel_send_eof(ch);
     const struct ssh_pump_io p = {.s = s,
@@ -179,8 +212,10 @@ int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_s
         libssh2_session_set_timeout(s->lib, 5000);
         return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "stopped");
     }
-    libssh2_channel_close(ch);
+    /* The far side's close ends its messages (its status may come after its end of output);
+     * ours is let go, not waited on: nothing in the run depends on it. */
     libssh2_channel_wait_closed(ch);
     *status_out = cp_ssh_channel_status(ch);
+    cp_ssh_channel_let_go(s, steal_pointer(&ch));
     return 0;
 }

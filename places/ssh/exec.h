@@ -36,6 +36,10 @@ int cp_ssh_sink_stderr(void *ctx, const void *buf, size_t len);
  * environment; *status_out is its exit status, or 128 + the signal that ended it. */
 int cp_ssh_exec(struct cp_ssh_session *s, const char *command, const struct cp_ssh_io *io,
                 int *status_out, cp_error_t *err);
+/* cp_ssh_exec on a channel whose command was sent already (cp_ssh_channel_exec); it is the
+ * callee's, whatever comes. */
+int cp_ssh_exec_on(struct cp_ssh_session *s, LIBSSH2_CHANNEL *started, const struct cp_ssh_io *io,
+                   int *status_out, cp_error_t *err);
 
 /* A signal's name as the protocol sends it ("TERM") to its number; 127 when unknown. */
 int cp_ssh_signal_number(const char *name);
@@ -49,6 +53,13 @@ LIBSSH2_CHANNEL *cp_ssh_channel_exec(struct cp_ssh_session *s, const char *comma
 /* Starts warm channels until want are ready (at most CP_SSH_MAX_WARM). A taken one is not
  * replaced until this is called again (the keeper, between runs). */
 void cp_ssh_warm(struct cp_ssh_session *s, size_t want);
+/* Lets ch go: on a session that defers closes (the keeper's), it is kept until
+ * cp_ssh_closes_finish closes it after the run: our close is no request the run waits on, and
+ * nothing is sent that the far side would answer meanwhile. A far script that must see its
+ * input end is sent EOF first. Elsewhere closed and freed, bounded by the session's timeout. */
+void cp_ssh_channel_let_go(struct cp_ssh_session *s, LIBSSH2_CHANNEL *ch);
+/* Waits for the closes let go so far (a few seconds at most) and frees their channels. */
+void cp_ssh_closes_finish(struct cp_ssh_session *s);
 /* Closes the warm channels and keeps no more. */
 void cp_ssh_warm_drop(struct cp_ssh_session *s);
 

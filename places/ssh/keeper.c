@@ -164,6 +164,7 @@ int cp_ssh_keeper_main(const char *alias, cp_ssh_keeper_run_fn run, cp_error_t *
     cleanup_ssh_session struct cp_ssh_session *s = NULL;
     if (cp_ssh_connect(&fs, &h, &s, err) < 0)
         return cp_error_code(err);
+    s->defer_closes = true;
     cp_ssh_warm(s, CP_SSH_MAX_WARM);
     /* What is at path is a dead keeper's socket: its lock was free, so nobody listens there. */
     cleanup_close int lfd = cp_unix_listen(path, 0600, 8, err);
@@ -184,6 +185,7 @@ int cp_ssh_keeper_main(const char *alias, cp_ssh_keeper_run_fn run, cp_error_t *
             continue;
         if (serve(c, alias, s, run) < 0)
             break;
+        cp_ssh_closes_finish(s);         /* the run answered: its lock's close is waited for now */
         cp_ssh_warm(s, CP_SSH_MAX_WARM); /* restocked between runs, not during one */
     }
     unlink(path);

@@ -140,6 +140,11 @@ static int ssh_close_stdin(struct cp_far_proc *base, cp_error_t *err)
     if (r->closed)
         return 0;
     r->closed = true;
+    /* The run lets go (the far lock's release): on a kept session the channel's close, sent
+     * once the run answered, ends the far script's input; nothing is asked of the far side
+     * before that answer. */
+    if (r->s->defer_closes && r->s->run_closing)
+        return 0;
     if (libssh2_channel_send_eof(r->ch) != 0)
         return broken(r, err, "the connection broke");
     return 0;
@@ -220,9 +225,8 @@ static int ssh_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
             rc = broken(r, err, "the connection broke");
         else if (o > 0)
             continue;
-        else if (libssh2_channel_eof(r->ch) && libssh2_channel_close(r->ch) == 0 &&
-                 libssh2_channel_wait_closed(r->ch) == 0)
-            r->waited = true;
+        else if (libssh2_channel_eof(r->ch) && libssh2_channel_wait_closed(r->ch) == 0)
+            r->waited = true; /* its close, ours then: our close is let go (proc_free) */
         else if ((w = wait_socket(r->s, &last)) < 0)
             rc = idle_error(r, (int)w, err);
     }
@@ -237,14 +241,12 @@ static int ssh_wait(struct cp_far_proc *base, int *status_out, cp_error_t *err)
 static void ssh_proc_free(struct cp_far_proc *base)
 {
     struct ssh_proc *r = (struct ssh_proc *)base;
-    /* A channel not waited for is closed without waiting: the far script sees its input end
-     * and the session's end takes the rest with it. */
+    /* A far script not waited for (the lock's holder) sees its input end; the channel is let
+     * go, closed after the run on a kept session (exec.h). */
     libssh2_session_set_blocking(r->s->lib, 1);
-    libssh2_session_set_timeout(r->s->lib, 5000);
-    if (!r->waited)
-        libssh2_channel_close(r->ch);
-    libssh2_channel_free(r->ch);
-    libssh2_session_set_timeout(r->s->lib, 0);
+    if (!r->waited && !r->closed)
+        libssh2_channel_send_eof(r->ch);
+    cp_ssh_channel_let_go(r->s, r->ch);
     cp_buf_dispose(&r->errb);
     free(r);
 }
@@ -258,6 +260,7 @@ static void ssh_transport_free(struct cp_transport *t)
 static void ssh_closing(struct cp_transport *base)
 {
     struct ssh_transport *t = (struct ssh_transport *)base;
+    t->s->run_closing = true;
     libssh2_session_set_timeout(t->s->lib, 3000);
 }
 
@@ -278,6 +281,7 @@ int cp_ssh_transport_new(struct cp_ssh_session *s, struct cp_transport **out, cp
     struct ssh_transport *t = xcalloc(1, sizeof(*t));
     t->base.ops = &ssh_transport_ops;
     t->s = s;
+    s->run_closing = false;
     *out = &t->base;
     return 0;
 }

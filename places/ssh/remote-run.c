@@ -32,15 +32,21 @@
 #include "src/base/strvec.h"
 #include "src/base/util.h"
 
-/* $1 pgid file, $2 copy, $3 "i" to pass standard input on, then the command. sshd made this
- * shell (exec'd in place of the login shell) a session leader, so $$ is the command's group.
- * Without -i a watcher holds standard input: when the channel closes (Ctrl-C here, a cut
- * connection, a killed conch-place), it ends the whole group. */
+/* $1 pgid file, $2 the lock's done fifo or "", $3 its pushed fifo or "", $4 copy, $5 "i" to
+ * pass standard input on, then the command. sshd made this shell (exec'd in place of the login
+ * shell) a session leader, so $$ is the command's group. With a pushed fifo the command came
+ * on the push's heels: it runs only once the unpack said 0 there (the lock's holder says 125
+ * for a run that ended first). Without -i a watcher holds standard input: when the channel
+ * closes (Ctrl-C here, a cut connection, a killed conch-place), it ends the whole group. The
+ * status goes to the done fifo on every way out, so the lock's holder lists the copy at once. */
 static const char run_script[] =
     "echo $$ >\"$1\"\n"
-    "cd -- \"$2\" || exit 125\n"
-    "m=$3; shift 3\n"
-    "if [ \"$m\" = i ]; then \"$@\"; exit $?; fi\n"
+    "case $2 in /* | '') d=$2 ;; *) d=$PWD/$2 ;; esac\n"
+    "cp_end() { if [ -p \"$d\" ]; then echo \"$1\" >\"$d\"; fi; exit \"$1\"; }\n"
+    "if [ -n \"$3\" ]; then IFS= read -r p <\"$3\" || p=125; [ \"$p\" = 0 ] || cp_end 125; fi\n"
+    "cd -- \"$4\" || cp_end 125\n"
+    "m=$5; shift 5\n"
+    "if [ \"$m\" = i ]; then \"$@\"; cp_end $?; fi\n"
     "exec 3<&0\n"
     "( trap '' TERM; while read -r _; do :; done; kill -TERM -$$; sleep 2; kill -KILL -$$ ) "
     "<&3 >/dev/null 2>&1 &\n"
@@ -48,7 +54,7 @@ static const char run_script[] =
     "\"$@\" </dev/null 3<&-\n"
     "s=$?\n"
     "kill -KILL $w 2>/dev/null\n"
-    "exit $s\n";
+    "cp_end $s\n";
 
 /* $1 pgid file: what Ctrl-C sends on a channel of its own. */
 static const char kill_script[] = "p=$(cat -- \"$1\" 2>/dev/null) || exit 0\n"
@@ -62,11 +68,17 @@ struct ssh_far_side {
     char *far_copy;
     char *far_lock;
     char *far_pgid;
-    char *place_id; /* the copy's place: host key, user, path */
+    char *place_id;           /* the copy's place: host key, user, path */
+    LIBSSH2_CHANNEL *started; /* the command, sent on the push's heels; the exec's to take up */
 };
 
 static void run_dispose(struct ssh_far_side *s)
 {
+    if (s->started != NULL) { /* never taken up: its far script ends with its input */
+        libssh2_session_set_blocking(s->session->lib, 1);
+        libssh2_channel_send_eof(s->started);
+        cp_ssh_channel_let_go(s->session, steal_pointer(&s->started));
+    }
     if (s->session != NULL) /* the transport's closing bounded the lock's letting go */
         libssh2_session_set_timeout(s->session->lib, 0);
     cp_transport_free(s->transport);
@@ -170,16 +182,32 @@ static void stop_far_group(void *ctx)
     libssh2_session_set_timeout(lib, 0);
 }
 
-static int ssh_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
+/* The far command line of x; pushed: it waits for the push there. */
+static char *run_command(struct ssh_far_side *s, const struct cp_far_exec *x, bool pushed)
 {
-    struct ssh_far_side *s = place;
     cleanup_strvec struct cp_strvec args = {0};
     cp_strvec_push(&args, s->far_pgid);
+    cp_strvec_push(&args, x->done_path != NULL ? x->done_path : "");
+    cp_strvec_push(&args, pushed && x->pushed_path != NULL ? x->pushed_path : "");
     cp_strvec_push(&args, x->far_root);
     cp_strvec_push(&args, x->interactive ? "i" : "n");
     cp_strvec_push_all(&args, (const char *const *)x->argv);
-    cleanup_free char *command =
-        cp_shell_command("exec /bin/sh", run_script, "conch-run", (const char *const *)args.v);
+    return cp_shell_command("exec /bin/sh", run_script, "conch-run", (const char *const *)args.v);
+}
+
+static int ssh_exec_start(void *place, const struct cp_far_exec *x, cp_error_t *err)
+{
+    struct ssh_far_side *s = place;
+    if (x->interactive || x->pushed_path == NULL || s->started != NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "no command to send ahead");
+    cleanup_free char *command = run_command(s, x, true);
+    s->started = cp_ssh_channel_exec(s->session, command, err);
+    return s->started != NULL ? 0 : cp_error_code(err);
+}
+
+static int ssh_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
+{
+    struct ssh_far_side *s = place;
     int stop_fd = x->stop_fd;
     struct cp_ssh_io io = {.in_fd = x->interactive ? STDIN_FILENO : -1,
                            .hold_stdin = true,
@@ -188,12 +216,16 @@ static int ssh_exec(void *place, const struct cp_far_exec *x, int *status_out, c
                            .stop_fd = &stop_fd,
                            .on_stop = stop_far_group,
                            .stop_ctx = s};
+    if (s->started != NULL)
+        return cp_ssh_exec_on(s->session, steal_pointer(&s->started), &io, status_out, err);
+    cleanup_free char *command = run_command(s, x, false);
     return cp_ssh_exec(s->session, command, &io, status_out, err);
 }
 
 static const struct cp_far_place_ops ssh_far_ops = {
     .connect = ssh_connect,
     .exec = ssh_exec,
+    .exec_start = ssh_exec_start,
 };
 
 static void say_line(void *ctx, const char *line)

@@ -28,6 +28,7 @@ void cp_ssh_session_free(struct cp_ssh_session *s)
         libssh2_session_set_blocking(s->lib, 1);
         libssh2_session_set_timeout(s->lib, 2000);
         cp_ssh_warm_drop(s);
+        cp_ssh_closes_finish(s);
         libssh2_session_disconnect(s->lib, "done");
         libssh2_session_free(s->lib);
     }

@@ -17,6 +17,8 @@
 /* Far shells kept started: one for each step of a run (lock, push, command, listing, pack),
  * within sshd's default MaxSessions (10) beside the run's own open channels. */
 #define CP_SSH_MAX_WARM 5
+/* Channels whose close is sent and whose answer is waited for after the run (exec.h). */
+#define CP_SSH_MAX_CLOSING 8
 
 struct ssh_jump_leg;
 
@@ -30,6 +32,12 @@ struct cp_ssh_session {
     char *alias;
     LIBSSH2_CHANNEL *warm[CP_SSH_MAX_WARM]; /* far shells started, waiting for a command */
     size_t nwarm;
+    /* A kept session's (the keeper's): a channel let go during a run is closed without waiting
+     * for the far side's answer, which cp_ssh_closes_finish waits for after the run answered. */
+    bool defer_closes;
+    bool run_closing; /* the run's transport lets go (the far lock's release) */
+    LIBSSH2_CHANNEL *closing[CP_SSH_MAX_CLOSING];
+    size_t nclosing;
     int stop_fd; /* readable when the run is to stop (a signal, or the keeper's client); -1 */
 };
 

@@ -68,6 +68,8 @@ static int fake_start(struct cp_transport *t, const char *script, const char *co
     struct fake *f = (struct fake *)t;
     if (script == cp_far_pack_script && f->fail_pack)
         return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "the connection broke (the test's)");
+    if (script == cp_far_list_script)
+        note("probe ");
     return f->inner->ops->start(f->inner, script, argv, out, err);
 }
 
@@ -111,6 +113,20 @@ static void fake_guard(struct cp_transport *t, const char *guard)
     snprintf(F.guard, sizeof(F.guard), "%s", guard != NULL ? guard : "(none)");
 }
 
+/* What the far script does once the command ended: its status to the lock's fifo, whose
+ * holder then lists the copy. */
+static void fake_done(const struct cp_far_exec *x, int status)
+{
+    if (x->done_path == NULL)
+        return;
+    note("done ");
+    int fd = open(x->done_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        dprintf(fd, "%d\n", status);
+        close(fd);
+    }
+}
+
 /* The command: it sees the pushed copy and the lock there, then edits the copy. */
 static int fake_exec(void *place, const struct cp_far_exec *x, int *status_out, cp_error_t *err)
 {
@@ -138,6 +154,7 @@ static int fake_exec(void *place, const struct cp_far_exec *x, int *status_out, 
     if (F.mode == FAKE_EDIT_THEN_FAIL)
         return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "the channel broke (the test's)");
     *status_out = F.status;
+    fake_done(x, F.status);
     return 0;
 }
 
@@ -212,7 +229,7 @@ static void test_remote__honest_run__steps_in_order_changes_back(void **state)
     assert_int_equal(run(&status, &err), 0);
     assert_int_equal(status, 3); /* the command's own code, passed on */
     assert_string_equal(F.log, "connect(here locked) exec(the-command,there locked,pushed,here "
-                               "locked) closing");
+                               "locked) done closing");
     cleanup_free char *a = get_file(S.work, "a.txt");
     cleanup_free char *n = get_file(S.work, "new.txt");
     assert_string_equal(a, "changed there\n");
@@ -264,7 +281,7 @@ static void test_remote__pull_fails__nothing_deleted_code_in_words(void **state)
     cp_error_free(&err);
     assert_int_equal(run(&status, &err), 0);
     assert_string_equal(F.log, "connect(here locked) exec(the-command,there locked,pushed,here "
-                               "locked) closing");
+                               "locked) done closing");
     assert_false(exists_nofollow(S.work, "b.txt")); /* removed by this run's command */
     cleanup_free char *n = get_file(S.work, "new.txt");
     assert_string_equal(n, "made there\n");
@@ -332,7 +349,7 @@ static void test_remote__lease__guard_given_renew_ok(void **state)
     assert_int_equal(run(&status, &err), 0);
     assert_int_equal(status, 3);
     assert_string_equal(F.log, "connect(here locked) guard exec(the-command,there locked,pushed,"
-                               "here locked) closing");
+                               "here locked) probe closing");
     assert_non_null(strstr(F.guard, "lease "));
     assert_false(exists_nofollow(S.work, "b.txt"));
     cleanup_free char *lock = get_file(S.top, "far/lock"); /* released at the end */
