@@ -508,6 +508,20 @@ if mountpoint -q "$T/small"; then
     rm -f "$W/big.bin"
 fi
 
+# ---- a push the far side cannot unpack whole: the command sent on its heels never runs ----
+# The pack is all written (a directory there where a new file goes: tar reads on, then fails),
+# so the command went with it and waited there for the unpack's word.
+F=$(FARCOPY c1)
+echo "new here" >"$W/blocked.txt"
+mkdir -p "$F/blocked.txt/inside" && echo x >"$F/blocked.txt/inside/f"
+rc=$(run box -- touch "$T/ran-after-bad-push")
+[ "$rc" = 125 ] && [ ! -e "$T/ran-after-bad-push" ] && grep -q 'sending the work folder' "$T/err" &&
+    ok "a push not unpacked whole: 125, the command sent with it never ran" ||
+    fail "bad push: rc=$rc ran=$(ls "$T/ran-after-bad-push" 2>&1) $(cat "$T/err")"
+rm -rf "$F/blocked.txt" "$W/blocked.txt"
+rc=$(run box -- true)
+[ "$rc" = 0 ] && ok "the next run after a bad push goes ahead" || fail "after bad push: rc=$rc $(cat "$T/err")"
+
 # ---- the connection dropped mid-pull: nothing lands half-way, the next run recovers ----
 rc=$(run cut -- sh -c 'head -c 2000000 /dev/urandom >cutbig.bin; echo x >cutsmall.txt')
 ls -A "$W" >"$T/after-cut"
