@@ -92,7 +92,7 @@ if [ -n "$cp_after" ]; then
         exec 7>&-
         exec 5<>"$cp_lock.done" && IFS= read -r _ <&5 || exit 0
         : >"$cp_tmp/err"
-        cd -- "$cp_here" 2>>"$cp_tmp/err" || cp_fail 121
+        cp_enter "$cp_here" # as a probe would: a copy the command removed lists empty
         {
             cp_id
             cp_list

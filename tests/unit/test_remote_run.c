@@ -33,7 +33,7 @@ static struct scratch S;
 static char far_root[160], far_lock[160], home[128], manifest[256];
 
 /* What the fake command does there. */
-enum fake_mode { FAKE_EDIT, FAKE_EDIT_THEN_FAIL, FAKE_STOP };
+enum fake_mode { FAKE_EDIT, FAKE_EDIT_THEN_FAIL, FAKE_STOP, FAKE_REMOVE_COPY };
 
 /* The fake place: a log of its calls, and what it saw at each. */
 struct fake {
@@ -153,6 +153,8 @@ static int fake_exec(void *place, const struct cp_far_exec *x, int *status_out, 
         return cp_error_code(err);
     if (F.mode == FAKE_EDIT_THEN_FAIL)
         return cp_error_make(err, CP_ERR_UNREACHABLE, 0, "the channel broke (the test's)");
+    if (F.mode == FAKE_REMOVE_COPY)
+        rm_tree(x->far_root);
     *status_out = F.status;
     fake_done(x, F.status);
     return 0;
@@ -403,6 +405,25 @@ static void test_remote__stop_waiting_there__128_plus_n_nothing_run(void **state
  * command runs (a sandbox replaced, a folder restored from elsewhere). What the push left is
  * not what is there: its missing files were never removed by this command, so none is
  * deleted here. */
+/* The command removed its whole copy: the holder's listing after it finds no copy of ours, so
+ * the run ends with the command's code and nothing here is deleted (as a probe would). */
+static void test_remote__copy_removed_by_command__nothing_deleted_here(void **state)
+{
+    (void)state;
+    F.mode = FAKE_REMOVE_COPY;
+    cleanup_error cp_error_t err = NULL;
+    int status = -1;
+    assert_int_equal(run(&status, &err), 0);
+    assert_null(err);
+    assert_int_equal(status, 3);
+    assert_string_equal(F.log, "connect(here locked) exec(the-command,there locked,pushed,here "
+                               "locked) done closing");
+    cleanup_free char *a = get_file(S.work, "a.txt");
+    cleanup_free char *b = get_file(S.work, "b.txt");
+    assert_string_equal(a, "a here\n");
+    assert_string_equal(b, "b here\n");
+}
+
 static void test_remote__copy_id_swapped_between_push_and_pull__nothing_deleted(void **state)
 {
     (void)state;
@@ -483,6 +504,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_remote__copy_id_swapped_between_push_and_pull__nothing_deleted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remote__copy_removed_by_command__nothing_deleted_here,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_remote__config_protected_read_there__not_sent_not_landed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_remote__config_protected_given__not_sent_not_landed,
