@@ -192,14 +192,25 @@ int cp_box_pause(struct cp_engine *e, const char *id, cp_error_t *err)
 
 /* After the attach stream ends the box has usually exited already, so a look at its state
  * comes first. Podman says "stopped" (exit code known, clean-up pending) well before "exited":
- * both count. 1 when the status was read. */
+ * both count. 1 when the status was read. An inspect that meets the box's process exiting can
+ * fail on Podman 4.3 (500, "read /proc/PID/cgroup: no such process"): not known yet, so the
+ * wait that follows answers. */
 static int exited_status(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/containers/%s/json", id);
     cleanup_json json_object *reply = NULL;
     json_object *st = NULL, *running = NULL; /* borrowed from reply */
-    if (cp_engine_call(e, "GET", path, NULL, &reply, err) < 0)
+    long http = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &http, &reply, err) < 0)
         return cp_error_code(err);
+    if (http >= 500)
+        return 0;
+    if (http != 200) {
+        const char *why = cp_json_str(reply, "message");
+        return cp_error_make(err, http == 404 ? CP_ERR_NOT_FOUND : CP_ERR_FAILED, 0,
+                             "the engine refused GET %s (HTTP %ld): %s", path, http,
+                             why != NULL ? why : "no reason given");
+    }
     if (!json_object_object_get_ex(reply, "State", &st))
         return 0;
     json_object_object_get_ex(st, "Running", &running);
