@@ -1,7 +1,7 @@
 # lock LOCK ROOT MODE TOKEN: one command at a time per copy (issue 9). Makes the copy's folder,
 # takes its lock, then answers "ok" (or "ok after") and, framed, the copy's id (cp_id) and its
-# files (cp_list), so the near side learns which copy is there without another round trip. Other first lines:
-# "busy WHO" (123), "nofolder" (121), "missing TOOL" (124, common.sh).
+# files (cp_list), so the near side learns which copy is there without another round trip.
+# Other first lines: "busy WHO" (123), "nofolder" (121), "missing TOOL" (124, common.sh).
 #   hold:    the lock lives as long as this shell, which holds it until its input ends (ssh:
 #            the channel; a cut connection or a killed conch-place frees it by itself).
 #   lease:   the lock is a lease that ends at the time it names unless renewed (cloud: no
