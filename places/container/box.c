@@ -178,6 +178,26 @@ int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec
     return 0;
 }
 
+int cp_box_create_once(struct cp_engine *e, json_object *spec, const char *name, const char *what,
+                       char **id_out, cp_error_t *err)
+{
+    cleanup_free char *path = xasprintf("/containers/create?name=%s", name);
+    cleanup_json json_object *reply = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "POST", path, spec, &status, &reply, err) < 0)
+        return cp_error_code(err);
+    if (status == 409)
+        return 0;
+    const char *id = cp_json_str(reply, "Id");
+    if (status != 201 || id == NULL || strspn(id, "0123456789abcdef") != strlen(id)) {
+        const char *msg = cp_json_str(reply, "message");
+        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine did not make %s (HTTP %ld): %s",
+                             what, status, msg != NULL ? msg : "no reason given");
+    }
+    *id_out = xstrdup(id);
+    return 1;
+}
+
 int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/containers/%s/start", id);

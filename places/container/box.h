@@ -14,6 +14,11 @@ char **cp_box_owner_labels(void);
 
 int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,
                   cp_error_t *err);
+/* A box of the folder's own made under name, once: 1 made (*id_out the caller's), 0 when the
+ * name is taken (409: another run made it first, look again), or an error naming what
+ * ("the sidecar") with the engine's words. */
+int cp_box_create_once(struct cp_engine *e, json_object *spec, const char *name, const char *what,
+                       char **id_out, cp_error_t *err);
 int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err);
 /* The limits in spec (pids, memory, CPUs) that the made box does not have, read back from the
  * engine: rootless Podman on cgroup v1 drops them without a word; rootless Docker there keeps

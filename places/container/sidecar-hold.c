@@ -115,21 +115,10 @@ static int make_holder(struct cp_engine *e, const char *image, const struct cp_s
                        const char *name, const struct cp_sidecar *s, cp_error_t *err)
 {
     cleanup_json json_object *body = hold_body(image, n, s);
-    cleanup_free char *path = xasprintf("/containers/create?name=%s", name);
-    cleanup_json json_object *reply = NULL;
-    long status = 0;
-    if (cp_engine_call_status(e, "POST", path, body, &status, &reply, err) < 0)
-        return cp_error_code(err);
-    if (status == 409)
-        return 0;
-    const char *id = cp_json_str(reply, "Id");
-    if (status != 201 || id == NULL) {
-        const char *msg = cp_json_str(reply, "message");
-        return cp_error_make(err, CP_ERR_FAILED, 0,
-                             "the engine did not make the network holder (HTTP %ld): %s", status,
-                             msg != NULL ? msg : "no reason given");
-    }
-    cleanup_free char *idc = xstrdup(id);
+    cleanup_free char *idc = NULL;
+    int made = cp_box_create_once(e, body, name, "the network holder", &idc, err);
+    if (made <= 0)
+        return made;
     if (cp_box_start(e, idc, err) < 0) {
         cleanup_error cp_error_t rm = NULL;
         (void)cp_box_remove(e, idc, &rm);

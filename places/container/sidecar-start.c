@@ -146,22 +146,10 @@ static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n,
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read /dev/urandom");
     cleanup_json json_object *body = sidecar_body(e, n, image, args, secret, trust);
     explicit_bzero(secret, strlen(secret));
-    cleanup_free char *path = xasprintf("/containers/create?name=%s", n->name);
-    cleanup_json json_object *reply = NULL;
-    long status = 0;
-    if (cp_engine_call_status(e, "POST", path, body, &status, &reply, err) < 0)
-        return cp_error_code(err);
-    if (status == 409)
-        return 0;
-    const char *id = cp_json_str(reply, "Id");
-    if (status != 201 || id == NULL || strspn(id, "0123456789abcdef") != strlen(id)) {
-        const char *msg = cp_json_str(reply, "message");
-        return cp_error_make(err, CP_ERR_FAILED, 0,
-                             "the engine did not make the sidecar (HTTP "
-                             "%ld): %s",
-                             status, msg ? msg : "no reason given");
-    }
-    cleanup_free char *idc = xstrdup(id);
+    cleanup_free char *idc = NULL;
+    int made = cp_box_create_once(e, body, n->name, "the sidecar", &idc, err);
+    if (made <= 0)
+        return made;
     if (connect_and_start(e, n->name, idc, err) < 0) {
         cleanup_error cp_error_t rm = NULL;
         cp_box_remove(e, idc, &rm);
