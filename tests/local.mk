@@ -32,6 +32,11 @@ tests_unit_test_container_SOURCES = tests/unit/test_container.c tests/unit/one-l
 tests_unit_test_container_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_container_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_container
+check_PROGRAMS += tests/unit/test_warm_end
+tests_unit_test_warm_end_SOURCES = tests/unit/test_warm_end.c
+tests_unit_test_warm_end_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_warm_end_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_warm_end
 endif
 
 # Against the real engines: tests/integration/engines.sh and the test image come first

@@ -204,12 +204,6 @@ int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err)
     return cp_engine_call(e, "POST", path, NULL, NULL, err);
 }
 
-int cp_box_pause(struct cp_engine *e, const char *id, cp_error_t *err)
-{
-    cleanup_free char *path = xasprintf("/containers/%s/pause", id);
-    return cp_engine_call(e, "POST", path, NULL, NULL, err);
-}
-
 /* After the attach stream ends the box has usually exited already, so a look at its state
  * comes first. Podman says "stopped" (exit code known, clean-up pending) well before "exited":
  * both count. 1 when the status was read. An inspect that meets the box's process exiting can

@@ -27,9 +27,6 @@ int cp_box_start(struct cp_engine *e, const char *id, cp_error_t *err);
 int cp_box_limits_missing(struct cp_engine *e, const char *id, json_object *spec, char **out,
                           cp_error_t *err);
 /* Waits until the box is not running and reads its exit status. */
-/* Freezes every process of a running box (the cgroup freezer): the engine answers once they
- * are frozen, so nothing in it writes after. A force removal still ends it. */
-int cp_box_pause(struct cp_engine *e, const char *id, cp_error_t *err);
 int cp_box_wait(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err);
 /* Inspects the box conch-place names name and marks with label (the sidecar's, the network
  * holder's): 1 with *out (the caller's), 0 when there is no box of that name, CP_ERR_UNSAFE when

@@ -221,17 +221,6 @@ static void land_layer(struct cp_container_state *s, const struct cp_run_request
     cp_run_report_stage("landing");
 }
 
-static void freeze_box(struct cp_container_state *s, const char *id)
-{
-    cleanup_error cp_error_t perr = NULL;
-    if (cp_box_pause(s->engine, id, &perr) == 0) {
-        cp_debug("frozen");
-        return;
-    }
-    cp_debug("pausing the box: %s", perr->msg);
-    remove_after_failure(s, id);
-}
-
 int cp_container_run(void *state, const struct cp_run_request *req, int *status_out,
                      cp_error_t *err)
 {
@@ -256,11 +245,6 @@ int cp_container_run(void *state, const struct cp_run_request *req, int *status_
             cp_container_report_seal(s->engine, &s->seal, *status_out);
         if (req->sealed)
             cp_seal_after(s->engine, &s->seal, *status_out, req->workdir);
-        /* A box woken through the exec API outlives its command, and what it left running could
-         * still write: it is frozen (or, failing that, removed) before the gate reads its layer.
-         * Freezing answers in a few ms where a removal waits for the box's teardown. */
-        if (s->gated && warm && strcmp(s->engine->kind, "docker") == 0)
-            freeze_box(s, id);
         land_layer(s, req);
         cp_debug("landed");
         /* The used box goes, and the next one is made, while the caller moves on. */

@@ -23,6 +23,7 @@ void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd)
     d->out_fd = out_fd;
     d->err_fd = err_fd;
     d->stop_fd = -1;
+    d->end_fd = -1;
 }
 
 void cp_demux_set_stop(struct cp_demux *d, int stop_fd)
@@ -139,9 +140,8 @@ static int sniff(struct cp_demux *d, const uint8_t *data, size_t len)
     return r < 0 ? -1 : put(d, d->err_fd, data + take, len - take);
 }
 
-static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
+static int emit_to(struct cp_demux *d, bool to_err, const uint8_t *data, size_t len)
 {
-    bool to_err = d->header[0] == 2 || d->header[0] == 3;
     if (!d->sniff_done && to_err)
         return sniff(d, data, len);
     if (!d->sniff_done && flush_held(d) < 0)
@@ -149,8 +149,34 @@ static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
     return put(d, to_err ? d->err_fd : d->out_fd, data, len);
 }
 
+static int emit_out(void *d, const uint8_t *data, size_t len)
+{
+    return emit_to(d, false, data, len);
+}
+
+static int emit_err(void *d, const uint8_t *data, size_t len)
+{
+    return emit_to(d, true, data, len);
+}
+
+static int emit(struct cp_demux *d, const uint8_t *data, size_t len)
+{
+    bool to_err = d->header[0] == 2 || d->header[0] == 3;
+    if (d->marks == NULL)
+        return emit_to(d, to_err, data, len);
+    return cp_end_mark_scan(&d->marks[to_err], data, len, to_err ? emit_err : emit_out, d);
+}
+
+static bool marks_seen(const struct cp_demux *d)
+{
+    return d->marks != NULL && d->marks[0].seen && d->marks[1].seen;
+}
+
 int cp_demux_finish(struct cp_demux *d)
 {
+    if (d->marks != NULL && (cp_end_mark_finish(&d->marks[0], emit_out, d) < 0 ||
+                             cp_end_mark_finish(&d->marks[1], emit_err, d) < 0))
+        return -1;
     return d->sniff_done ? 0 : flush_held(d);
 }
 
@@ -352,16 +378,38 @@ static int take_output(int fd, struct cp_demux *d, cp_error_t *err)
     return 0;
 }
 
+/* The box has ended after its marks: what is already on its way is output, then the stream
+ * ends without waiting for the engine's teardown. */
+static int end_by_mark(int fd, struct cp_demux *d, cp_error_t *err)
+{
+    int r = 0;
+    while (r == 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 0) <= 0)
+            break;
+        r = take_output(fd, d, err);
+    }
+    if (r < 0)
+        return r;
+    if (r == 0 && cp_demux_finish(d) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
+    d->ended_by_mark = true;
+    return 1;
+}
+
 static int pump_once(int fd, struct cp_demux *d, struct relay *r, int stop_fd, cp_error_t *err)
 {
     bool want_in = r->in_fd >= 0 && r->len == 0, want_out = r->len > 0;
-    struct pollfd p[3] = {{fd, (short)(POLLIN | (want_out ? POLLOUT : 0)), 0},
+    struct pollfd p[4] = {{fd, (short)(POLLIN | (want_out ? POLLOUT : 0)), 0},
                           {stop_fd, POLLIN, 0},
-                          {want_in ? r->in_fd : -1, POLLIN, 0}};
-    if (poll(p, 3, -1) < 0)
+                          {want_in ? r->in_fd : -1, POLLIN, 0},
+                          {marks_seen(d) ? d->end_fd : -1, POLLIN, 0}};
+    if (poll(p, 4, -1) < 0)
         return errno == EINTR ? 0 : cp_error_make(err, CP_ERR_FAILED, errno, "poll");
     if (p[1].revents != 0)
         return cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted");
+    if (p[3].revents != 0)
+        return end_by_mark(fd, d, err);
     if (p[2].revents != 0 && relay_read(r, err) < 0)
         return cp_error_code(err);
     if ((p[0].revents & (POLLOUT | POLLERR)) && r->len > 0 && relay_write(r, err) < 0)

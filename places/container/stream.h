@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "places/container/end-mark.h"
 #include "places/container/engine.h"
 #include "src/base/buf.h"
 
@@ -27,6 +28,12 @@ struct cp_demux {
     int launch_status; /* 127 not found, 126 not executable, 0 started */
     /* A stdin-exec warm box: the command's name, whose failed exec its shell reports. */
     const char *launch_name;
+    /* A stdin-exec warm box's end marks, read out of its stdout and stderr (NULL: none) ... */
+    struct cp_end_mark *marks;
+    /* ... and its first process's pidfd (or -1): once both marks are read, the stream ends
+     * when that process has, with every other process of the box (its PID namespace). */
+    int end_fd;
+    bool ended_by_mark; /* so it did: the status is marks[0]'s */
 };
 
 void cp_demux_init(struct cp_demux *d, int out_fd, int err_fd);

@@ -23,20 +23,20 @@
 #define WARM_CLAIM_MAX 240
 #define WARM_PREFIX    "conch-warm-"
 
-/* Exec API: waits for one line on stdin (the claim), else leaves; once claimed, waits for
- * removal. */
-static const char *const exec_api_waiter[] = {
-    "sh", "-c", "timeout 300 head -n 1 >/dev/null && exec sleep 2147483647", NULL};
-
-/* Stdin exec: a decimal length on a line, then that many bytes of the command quoted for the
- * shell (dd bs=1 reads no byte past them: what follows is the command's own stdin). An
- * unclaimed box leaves after 300 s; the timer is stopped, not inherited, before the exec. */
-static const char *const stdin_exec_waiter[] = {
+/* Reads a decimal length and the end mark's nonce on a line, then that many bytes of the
+ * command quoted for the shell (dd bs=1 reads no byte past them: what follows is the command's
+ * own stdin), and runs it; then marks the end of both output streams with its status
+ * (end-mark.h). An unclaimed box leaves after 300 s; the timer is stopped before the command. */
+const char *const cp_warm_waiter[] = {
     "sh", "-c",
     "(sleep 300 & s=$!; trap 'kill $s; exit 0' TERM; wait $s; kill $$) & w=$!; "
-    "IFS= read -r n || exit 0; kill $w; "
+    "read -r n m || exit 0; kill $w; "
     "case $n in ''|*[!0-9]*) exit 125 ;; esac; "
-    "c=$(dd bs=1 count=\"$n\" 2>/dev/null) && eval \"exec $c\"",
+    "case $m in ''|*[!0-9a-f]*) exit 125 ;; esac; "
+    "c=$(dd bs=1 count=\"$n\" 2>/dev/null) || exit 125; "
+    "(eval \"exec $c\"); s=$?; "
+    "e=$(printf '\\036conch-end %s %03d\\036' \"$m\" \"$s\"); "
+    "printf %s \"$e\"; printf %s \"$e\" >&2; exit $s",
     NULL};
 
 char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
@@ -49,17 +49,15 @@ char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
     /* Each box has a layer of its own; whether there is one belongs to the key. */
     base.layer = spec->layer != NULL ? "layer" : NULL;
     cleanup_json json_object *j = cp_box_spec_json(&base);
-    /* A box made to be woken one way is never claimed by a run that would use the other. */
-    return xasprintf("%s %s %s %s", PACKAGE_VERSION,
-                     cp_warm_way(spec->podman) == CP_WARM_STDIN_EXEC ? "stdin-exec" : "exec-api",
-                     made_from, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+    /* A box that waits in another shell (an earlier build's) is never claimed. */
+    return xasprintf("%s stdin-exec-marked %s %s", PACKAGE_VERSION, made_from,
+                     json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 }
 
 json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
 {
     struct cp_box_spec w = *spec;
-    bool stdin_exec = cp_warm_way(spec->podman) == CP_WARM_STDIN_EXEC;
-    w.argv = (char *const *)(stdin_exec ? stdin_exec_waiter : exec_api_waiter);
+    w.argv = (char *const *)cp_warm_waiter;
     w.interactive = false;
     cleanup_free char *made = xasprintf("conch.made=%lld", (long long)time(NULL));
     cleanup_free char *k = xasprintf("conch.key=%s", key);
@@ -74,17 +72,11 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     w.labels = labels;
     json_object *j = cp_box_spec_json(&w);
     free(labels);
-    /* The claim is a line on the waiter's stdin, which must stay open for it. With stdin exec
-     * the run's one attach also carries the command's stdin, which ends when it closes. */
+    /* The run's one attach brings the command and carries its stdin, which ends when it
+     * closes. The box is not removed as it leaves: its exit status is read after it ended. */
     json_object_object_add(j, "OpenStdin", json_object_new_boolean(1));
-    json_object_object_add(j, "StdinOnce", json_object_new_boolean(stdin_exec));
-    json_object_object_add(j, "AttachStdin", json_object_new_boolean(stdin_exec));
-    /* A box woken through the exec API removes itself when it leaves (the command's status is
-     * the exec's). A stdin-exec box's exit status is the command's, which removal would lose
-     * (Podman 4.3: gone within 300 ms of the exit): the runs' sweep takes it once it left. */
-    json_object *host = NULL;
-    if (!stdin_exec && json_object_object_get_ex(j, "HostConfig", &host))
-        json_object_object_add(host, "AutoRemove", json_object_new_boolean(1));
+    json_object_object_add(j, "StdinOnce", json_object_new_boolean(1));
+    json_object_object_add(j, "AttachStdin", json_object_new_boolean(1));
     return j;
 }
 
@@ -134,20 +126,6 @@ static bool fits(json_object *c, const char *key)
     return age >= 0 && age < WARM_CLAIM_MAX;
 }
 
-/* The line the waiter waits for, through a short attach to its stdin. */
-static int wake(struct cp_engine *e, const char *id, cp_error_t *err)
-{
-    cleanup_free char *path = xasprintf("/containers/%s/attach?stream=1&stdin=1&detachKeys=", id);
-    cleanup_close int fd = -1;
-    cleanup_buf struct cp_buf early;
-    cp_buf_init(&early, 4096);
-    if (cp_stream_hijack(e, "POST", path, NULL, &fd, &early, err) < 0)
-        return cp_error_code(err);
-    if (cp_write_all(fd, "\n", 1) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "waking a warm box");
-    return 0;
-}
-
 static int try_claim(struct cp_engine *e, json_object *list, const char *key, const char *name,
                      char **id_out, char **was_out, cp_error_t *err)
 {
@@ -163,9 +141,6 @@ static int try_claim(struct cp_engine *e, json_object *list, const char *key, co
         if (status != 204 && status != 200)
             continue;
         cp_debug("renamed");
-        /* A stdin-exec box is woken by the run's own attach, which brings the command. */
-        if (cp_warm_way(strcmp(e->kind, "podman") == 0) == CP_WARM_EXEC_API && wake(e, id, err) < 0)
-            return cp_error_code(err);
         json_object *names = NULL;
         json_object_object_get_ex(c, "Names", &names);
         const char *was = json_object_get_string(json_object_array_get_idx(names, 0));

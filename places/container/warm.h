@@ -11,18 +11,12 @@
 #include "places/container/engine.h"
 #include "places/container/stream.h"
 
-/* How the command reaches a claimed box, measured per engine (bench/container-roundtrip, -v):
- * - Docker: the exec API. Exec create, start and inspect take ~50 ms; Docker ends a box's own
- *   attach stream only once it has processed the box's exit, ~80 ms after a `true`.
- * - Podman: the box's first process reads the command on its stdin and execs it, so its exit
- *   is the box's exit: ~10 ms from attach to exit status, where Podman's exec (a runc exec
- *   through conmon) takes ~100 ms. */
-enum cp_warm_way { CP_WARM_EXEC_API, CP_WARM_STDIN_EXEC };
-
-static inline enum cp_warm_way cp_warm_way(bool podman)
-{
-    return podman ? CP_WARM_STDIN_EXEC : CP_WARM_EXEC_API;
-}
+/* How the command reaches a claimed box, on both engines: the box's first process, a shell,
+ * reads the command on its stdin and runs it; the run's one attach carries the command's stdin
+ * and output. The shell then marks the end of each output stream with the command's status
+ * (end-mark.h), and the run ends once the box's processes are gone (box-pidfd.h): ~10 ms after
+ * a `true`, where Docker ends the attach stream only after its teardown (~85 ms) and its exec
+ * API takes ~100 ms (bench/container-roundtrip, -v). */
 
 /* Everything a box is made from but the command: the seal, the folder, the protected places
  * found now, the network, made_from (the image's id, the sidecar's) and this binary's version.
@@ -50,15 +44,19 @@ struct cp_warm_exec {
     int stop_fd;
 };
 
-/* Runs the command in a claimed box: on Docker through the exec API, under the box's own init
- * as a subreaper; on Podman as the box's own first process, handed the command on its stdin
- * (so 126/127 and signals read as in a fresh box either way). */
+/* Runs the command in a claimed box, handed to its first process on its stdin (so 126/127 and
+ * signals read as in a fresh box). */
 int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec *x,
                  struct cp_demux *d, int *status_out, cp_error_t *err);
 
-/* The bytes a stdin-exec box reads before the command's own stdin: "LEN\n" and the command
- * quoted for sh. Exposed for the unit tests. */
-int cp_warm_command_message(char *const *argv, struct cp_buf *out, cp_error_t *err);
+/* The bytes a warm box reads before the command's own stdin: "LEN NONCE\n" and the command
+ * quoted for sh (NONCE: its end mark's, CP_END_NONCE_LEN hex digits). Exposed for the unit
+ * tests. */
+int cp_warm_command_message(char *const *argv, const char *nonce, struct cp_buf *out,
+                            cp_error_t *err);
+
+/* The shell a warm box waits in (for the unit tests: its reading and marking). */
+extern const char *const cp_warm_waiter[];
 
 struct cp_warm_refill {
     const char *used_id;    /* the used box, removed after (NULL: none) */
