@@ -23,7 +23,8 @@ libconch_la_SOURCES += \
 	src/cmd-hosts.c \
 	src/cmd-ssh-keeper.c \
 	src/cmd-seal-probe.c \
-	src/cmd-net-hold.c
+	src/cmd-net-hold.c \
+	src/cmd-behind.c
 
 # The bash completion script, made by the binary from its own command tables, so that it never
 # drifts from them (bashcompletiondir: bash-completion's pkg-config, else the usual folder).

@@ -91,7 +91,7 @@ static int lock_sweep(void)
     return fd;
 }
 
-static void sweep_now(void)
+void cp_leftovers_sweep_now(void)
 {
     cleanup_close int lock = lock_sweep();
     if (lock == -2)
@@ -105,13 +105,4 @@ static void sweep_now(void)
         }
     cleanup_error cp_error_t copies = NULL;
     (void)cp_protect_sweep_copies(NULL, &copies);
-}
-
-/* In a detached process (cp_detach): the sweep outlives the run. */
-void cp_leftovers_sweep_behind(void)
-{
-    if (cp_detach() != 0)
-        return;
-    sweep_now();
-    _exit(0);
 }

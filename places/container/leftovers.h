@@ -11,9 +11,9 @@
  * counts them. A live run's box is never touched. */
 int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_error_t *err);
 
-/* In a detached process, so that no run waits for it: the sweep above on every engine that
- * answers (a crash may have used either), then the keyless copies whose run is gone. One such
- * sweep at a time per person; returns at once. */
-void cp_leftovers_sweep_behind(void);
+/* The sweep above on every engine that answers (a crash may have used either), then the keyless
+ * copies whose run is gone; after a run, in a process of its own (behind.h). One such sweep at a
+ * time per person. */
+void cp_leftovers_sweep_now(void);
 
 #endif

@@ -39,7 +39,8 @@ libconch_la_SOURCES += \
 	places/container/place-container-clean.c places/container/place-container-check.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h places/container/warm-exec.c \
 	places/container/end-mark.c places/container/end-mark.h \
-	places/container/box-pidfd.c places/container/box-pidfd.h
+	places/container/box-pidfd.c places/container/box-pidfd.h \
+	places/container/behind.c places/container/behind.h
 libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
 libconch_la_SOURCES += places/container/npm-default.c
 libconch_la_SOURCES += places/container/run-report.c places/container/run-report.h

@@ -43,6 +43,7 @@ struct cp_container_state {
     const char *req_workdir; /* borrowed from the request */
     char *const *req_argv;
     struct cp_held_run layer; /* its folder, once made or claimed */
+    bool behind_started;      /* the work after the run is under way (behind.h) */
 };
 
 /* prepare (place-container-prepare.c): the engine and image, the user, the protected places,
@@ -56,7 +57,8 @@ bool cp_container_interrupted(cp_error_t *err);
  * warm box. */
 int cp_container_run(void *state, const struct cp_run_request *req, int *status_out,
                      cp_error_t *err);
-/* release (place-container.c): the state freed, then what crashed runs left swept. */
+/* release (place-container.c): the state freed; what crashed runs left is swept behind, unless
+ * the run's own work behind does it already. */
 void cp_container_release(void *state);
 
 /* clean (place-container-clean.c) and doctor (place-container-check.c). */

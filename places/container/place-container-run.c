@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "places/container/behind.h"
 #include "places/container/box.h"
 #include "places/container/exit-event.h"
 #include "places/container/layer.h"
@@ -254,7 +255,8 @@ int cp_container_run(void *state, const struct cp_run_request *req, int *status_
                                       .name = s->warm_name,
                                       .workdir = s->gated ? req->workdir : NULL,
                                       .limits_may_miss = s->limits_may_miss};
-        cp_warm_refill(s->engine, &next);
+        cp_container_behind(s->engine, &next);
+        s->behind_started = true;
         return 0;
     }
     remove_after_failure(s, id);

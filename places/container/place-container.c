@@ -3,16 +3,19 @@
  * are the table, the description for `places`, and the release. */
 #include "config.h"
 
+#include "places/container/behind.h"
 #include "places/container/images.h"
-#include "places/container/leftovers.h"
 #include "places/container/place-container-int.h"
 #include "places/place.h"
 
 void cp_container_release(void *state)
 {
-    cp_container_state_free(state);
+    struct cp_container_state *s = state;
+    bool started = s->behind_started;
+    cp_container_state_free(s);
     /* What crashed runs left, on every engine, swept once this run's output is out. */
-    cp_leftovers_sweep_behind();
+    if (!started)
+        cp_container_behind(NULL, NULL);
 }
 
 static int container_describe(const struct cp_config *cfg, json_object *places, cp_error_t *err)

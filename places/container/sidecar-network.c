@@ -92,23 +92,23 @@ static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_na
 }
 
 /* Whether this computer holds an address on the network: Docker's bridge has one unless the
- * network was made with inhibit_ipv4; Podman's (compatible JSON) names a gateway when it does
- * ("<nil>" when not, as CNI internal networks are). */
+ * network was made with inhibit_ipv4; Podman's (its own JSON) names a gateway in a subnet when
+ * it does (netavark, for its DNS server), none when not (CNI's internal networks). */
 static bool host_has_address(const struct cp_engine *e, json_object *net)
 {
-    json_object *options = NULL, *ipam = NULL, *config = NULL;
-    json_object_object_get_ex(net, "Options", &options);
     if (!is_podman(e)) {
+        json_object *options = NULL;
+        json_object_object_get_ex(net, "Options", &options);
         const char *inhibit = cp_json_str(options, INHIBIT_IPV4);
         return inhibit == NULL || strcmp(inhibit, "true") != 0;
     }
-    json_object_object_get_ex(net, "IPAM", &ipam);
-    json_object_object_get_ex(ipam, "Config", &config);
+    json_object *subnets = NULL;
+    json_object_object_get_ex(net, "subnets", &subnets);
     for (size_t i = 0;
-         json_object_is_type(config, json_type_array) && i < json_object_array_length(config);
+         json_object_is_type(subnets, json_type_array) && i < json_object_array_length(subnets);
          i++) {
-        const char *gw = cp_json_str(json_object_array_get_idx(config, i), "Gateway");
-        if (gw != NULL && gw[0] != '\0' && strcmp(gw, "<nil>") != 0)
+        const char *gw = cp_json_str(json_object_array_get_idx(subnets, i), "gateway");
+        if (gw != NULL && gw[0] != '\0')
             return true;
     }
     return false;
@@ -122,9 +122,10 @@ static int network_check(struct cp_engine *e, const char *name, json_object *net
     if (net == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "the engine described network %s in no JSON",
                              name);
-    json_object_object_get_ex(net, "Internal", &internal);
-    json_object_object_get_ex(net, "Labels", &labels);
-    json_object_object_get_ex(net, "EnableIPv6", &ipv6);
+    bool podman = is_podman(e);
+    json_object_object_get_ex(net, podman ? "internal" : "Internal", &internal);
+    json_object_object_get_ex(net, podman ? "labels" : "Labels", &labels);
+    json_object_object_get_ex(net, podman ? "ipv6_enabled" : "EnableIPv6", &ipv6);
     if (!json_object_get_boolean(internal) || cp_json_str(labels, CP_SIDECAR_LABEL) == NULL)
         return cp_error_make(err, CP_ERR_UNSAFE, 0,
                              "the network %s exists but is not an internal network conch-place "
@@ -154,18 +155,31 @@ static int network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
     return is_podman(e) ? podman_network_create(e, n, err) : docker_network_create(e, n, err);
 }
 
+/* Podman's own inspect, not its compatible one: that lists the network's boxes, each under its
+ * lock, so it waited ~450 ms for a box being made or removed (the warm box after the last run). */
+static int network_inspect(struct cp_engine *e, const char *name, long *status, json_object **out,
+                           cp_error_t *err)
+{
+    if (!is_podman(e)) {
+        cleanup_free char *path = xasprintf("/networks/%s", name);
+        return cp_engine_call_status(e, "GET", path, NULL, status, out, err);
+    }
+    cleanup_free char *path = xasprintf("/libpod/networks/%s/json", name);
+    return cp_engine_libpod_call(e, "GET", path, NULL, status, out, err);
+}
+
 /* One inspect on every run but the first: the answer that finds the network is the one checked. */
 int cp_sidecar_network_ensure(struct cp_engine *e, const struct cp_sidecar_names *n,
                               cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("/networks/%s", n->name);
     cleanup_json json_object *net = NULL;
     long status = 0;
-    if (cp_engine_call_status(e, "GET", path, NULL, &status, &net, err) < 0)
+    if (network_inspect(e, n->name, &status, &net, err) < 0)
         return cp_error_code(err);
     int r = 0;
     if (status != 200 && status != 404)
-        r = cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered GET %s with HTTP %ld", path,
+        r = cp_error_make(err, CP_ERR_FAILED, 0,
+                          "the engine answered the inspect of network %s with HTTP %ld", n->name,
                           status);
     if (status == 404) {
         r = network_create(e, n, err);
@@ -179,8 +193,12 @@ int cp_sidecar_network_ensure(struct cp_engine *e, const struct cp_sidecar_names
         }
         /* What was made is looked at as a found one is. */
         json_object_put(steal_pointer(&net));
-        if (r == 0)
-            r = cp_engine_call(e, "GET", path, NULL, &net, err);
+        if (r == 0 && network_inspect(e, n->name, &status, &net, err) < 0)
+            r = cp_error_code(err);
+        else if (r == 0 && status != 200)
+            r = cp_error_make(err, CP_ERR_FAILED, 0,
+                              "the engine made network %s, then answered its inspect with HTTP %ld",
+                              n->name, status);
     }
     if (r < 0 || network_check(e, n->name, net, err) < 0) {
         cp_error_wrap(err,

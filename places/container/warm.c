@@ -180,7 +180,7 @@ static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, cp_er
     return 0;
 }
 
-static void refill_now(const struct cp_engine *parent, const struct cp_warm_refill *r)
+void cp_warm_refill_now(const struct cp_engine *parent, const struct cp_warm_refill *r)
 {
     struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
     memcpy(e.version, parent->version, sizeof(e.version));
@@ -209,16 +209,4 @@ static void refill_now(const struct cp_engine *parent, const struct cp_warm_refi
     cp_layer_sweep(&e);
     if (e.curl != NULL)
         curl_easy_cleanup(e.curl);
-}
-
-/* In a detached process (cp_detach): the used box goes and the next is made after the run. */
-void cp_warm_refill(const struct cp_engine *e, const struct cp_warm_refill *r)
-{
-    int where = cp_detach();
-    if (where < 0 && r->used_id != NULL)
-        (void)cp_box_remove((struct cp_engine *)e, r->used_id, NULL);
-    if (where != 0)
-        return;
-    refill_now(e, r);
-    _exit(0);
 }

@@ -67,9 +67,9 @@ struct cp_warm_refill {
     bool limits_may_miss;   /* ... kept without its limits (container.limits allow-missing) */
 };
 
-/* In a detached process: makes and starts the next warm box (its layer first), then removes
- * the used box and its layer's volume. Returns at once. */
-void cp_warm_refill(const struct cp_engine *e, const struct cp_warm_refill *r);
+/* Makes and starts the next warm box (its layer first), then removes the used box and its
+ * layer's volume: after the run, in a process of its own (behind.h). */
+void cp_warm_refill_now(const struct cp_engine *e, const struct cp_warm_refill *r);
 
 /* Whether a box's name marks it as a warm box nobody has claimed. */
 bool cp_warm_unclaimed(const char *name);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -147,6 +148,57 @@ int cp_spawn(char *const *argv, const struct cp_spawn_opts *opts, struct cp_chil
                              .err = ends[2].ours,
                              .stop_signal = o->stop_signal,
                              .own_group = o->new_session || o->new_group};
+    return 0;
+}
+
+static int behind_actions(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, int in_fd)
+{
+    sigset_t none;
+    sigset_t all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    int r = posix_spawn_file_actions_adddup2(fa, in_fd, STDIN_FILENO);
+    if (r == 0)
+        r = posix_spawn_file_actions_addopen(fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    if (r == 0)
+        r = posix_spawn_file_actions_adddup2(fa, STDOUT_FILENO, STDERR_FILENO);
+    if (r == 0)
+        r = posix_spawn_file_actions_addclosefrom_np(fa, 3);
+    if (r == 0)
+        r = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+                                             POSIX_SPAWN_SETSIGDEF);
+    if (r == 0)
+        r = posix_spawnattr_setsigmask(at, &none);
+    if (r == 0)
+        r = posix_spawnattr_setsigdefault(at, &all);
+    return r;
+}
+
+int cp_spawn_self_behind(const char *sub, const void *input, size_t len, cp_error_t *err)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot start conch-place %s", sub);
+    cleanup_close int rd = p[0];
+    cleanup_close int wr = p[1];
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    char *argv[] = {"conch-place", (char *)sub, NULL};
+    pid_t pid = 0;
+    int r = behind_actions(&fa, &at, rd);
+    if (r == 0)
+        r = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (r != 0)
+        return cp_error_make(err, CP_ERR_FAILED, r, "cannot start conch-place %s", sub);
+    close(steal_fd(&rd));
+    /* A pipe holds 64 KiB; more waits for the child to read it, a moment after its start. */
+    if (cp_write_all(wr, input, len) < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot hand conch-place %s its work",
+                             sub);
     return 0;
 }
 

@@ -76,6 +76,13 @@ int cp_spawn(char *const *argv, const struct cp_spawn_opts *opts, struct cp_chil
  * for the child to end, retrying on EINTR. *status_out (may be NULL) gets waitpid's status
  * (WIFEXITED, WEXITSTATUS, WTERMSIG, or cp_wait_status_code). Once reaped, it returns the
  * same status again. Error: CP_ERR_FAILED "cannot wait for WHAT" (errno kept). */
+/* This very program (/proc/self/exe) run as `PROGRAM SUB`, in a session of its own with stdout
+ * and stderr on /dev/null, reading input (len bytes) on its stdin, and never waited for: it
+ * outlives us, and whoever takes our orphans reaps it. Started through posix_spawn, whose
+ * vfork-like start copies none of our page tables, so the caller can end at once (a fork of
+ * this process, with its ~50 shared libraries, and the faults after it cost it ~10 ms here). */
+int cp_spawn_self_behind(const char *sub, const void *input, size_t len, cp_error_t *err);
+
 int cp_child_wait(struct cp_child *c, int *status_out, cp_error_t *err);
 /* The same without blocking: 1 when it has ended (*status_out set), 0 while it runs. */
 int cp_child_try_wait(struct cp_child *c, int *status_out, cp_error_t *err);
