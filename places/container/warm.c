@@ -26,10 +26,13 @@
 /* Reads a decimal length and the end mark's nonce on a line, then that many bytes of the
  * command quoted for the shell (dd bs=1 reads no byte past them: what follows is the command's
  * own stdin), and runs it; then marks the end of both output streams with its status
- * (end-mark.h). An unclaimed box leaves after 300 s; the timer is stopped before the command. */
+ * (end-mark.h). An unclaimed box leaves after 300 s; the timer is stopped before the command.
+ * Its sleep holds none of the box's streams: where the stop comes before the sleep's number is
+ * known, the sleep is left, and must not keep the output open (dash, measured). */
 const char *const cp_warm_waiter[] = {
     "sh", "-c",
-    "(sleep 300 & s=$!; trap 'kill $s; exit 0' TERM; wait $s; kill $$) & w=$!; "
+    "(trap 'kill $s 2>/dev/null; exit 0' TERM; sleep 300 </dev/null >/dev/null 2>&1 & s=$!; "
+    "wait $s; kill $$) & w=$!; "
     "read -r n m || exit 0; kill $w; "
     "case $n in ''|*[!0-9]*) exit 125 ;; esac; "
     "case $m in ''|*[!0-9a-f]*) exit 125 ;; esac; "
