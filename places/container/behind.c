@@ -1,6 +1,7 @@
 /* After a container run (behind.h): the job written for `conch-place behind`, and done by it. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "places/container/behind.h"
@@ -61,7 +62,7 @@ int cp_container_behind_job(json_object *job, cp_error_t *err)
             return cp_error_make(err, CP_ERR_USAGE, 0, "behind: the job names no engine");
         struct cp_engine e = {.socket = (char *)socket,
                               .kind = strcmp(kind, "podman") == 0 ? "podman" : "docker"};
-        strcpy(e.version, version);
+        snprintf(e.version, sizeof(e.version), "%s", version);
         json_object *spec = NULL;
         json_object_object_get_ex(refill, "spec", &spec);
         if (cp_json_str(refill, "name") == NULL)

@@ -197,8 +197,7 @@ int cp_spawn_self_behind(const char *sub, const void *input, size_t len, cp_erro
     close(steal_fd(&rd));
     /* A pipe holds 64 KiB; more waits for the child to read it, a moment after its start. */
     if (cp_write_all(wr, input, len) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot hand conch-place %s its work",
-                             sub);
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot hand conch-place %s its work", sub);
     return 0;
 }
 
