@@ -3,6 +3,7 @@ libconch_la_SOURCES += \
 	places/cloud/daytona.c places/cloud/daytona.h \
 	places/cloud/sandbox-json.c places/cloud/sandbox.c places/cloud/sandbox.h \
 	places/cloud/toolbox.c places/cloud/toolbox.h \
+	places/cloud/sandbox-home.c places/cloud/sandbox-home.h \
 	places/cloud/transport-daytona.c places/cloud/transport-daytona.h \
 	places/cloud/cloud_stdin.c places/cloud/cloud_stdin.h \
 	places/cloud/place-cloud.c

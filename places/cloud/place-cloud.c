@@ -14,6 +14,7 @@
 #include "mirror/remote-run.h"
 #include "places/cloud/cloud_stdin.h"
 #include "places/cloud/daytona.h"
+#include "places/cloud/sandbox-home.h"
 #include "places/cloud/sandbox.h"
 #include "places/cloud/toolbox.h"
 #include "places/cloud/transport-daytona.h"
@@ -102,7 +103,8 @@ static int cloud_connect(void *place, int stop_fd, struct cp_far_link *out, cp_e
     cleanup_free char *home = NULL;
     if (connect_api(s->req->config, &s->d, err) < 0 ||
         find_sandbox(s->d, s->req->chat, &s->sb, err) < 0 ||
-        cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 || cp_toolbox_home(&s->tb, &home, err) < 0)
+        cp_toolbox_open(s->d, &s->sb, &s->tb, err) < 0 ||
+        cp_sandbox_home(&s->tb, s->sb.id, &home, err) < 0)
         return cp_error_code(err);
     cp_run_report_remote("sandbox", s->sb.id, "connect");
     s->far_root = xasprintf("%s/conch", home);
