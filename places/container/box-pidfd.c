@@ -2,7 +2,6 @@
  * kernel's for the rest. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>

@@ -64,13 +64,10 @@ int cp_end_mark_scan(struct cp_end_mark *m, const uint8_t *data, size_t len, cp_
                 return -1;
             continue;
         }
-        /* Not a mark after all: what was held is output, and this byte is looked at anew. */
+        /* Not a mark after all (a mark's first byte always fits, so something was held): it is
+         * output, and this byte is looked at anew. */
         size_t n = m->matched;
         m->matched = 0;
-        if (n == 0) {
-            i++;
-            continue;
-        }
         if (out(ctx, m->held, n) < 0)
             return -1;
     }

@@ -80,12 +80,8 @@ static int run_fresh(struct cp_container_state *s, const char *id, const struct 
 static int run_warm(struct cp_container_state *s, const char *id, const struct cp_run_request *req,
                     struct cp_demux *d, int *status_out, cp_error_t *err)
 {
-    struct cp_warm_exec x = {.argv = req->argv,
-                             .workdir = req->workdir,
-                             .uid = (unsigned)getuid(),
-                             .gid = (unsigned)getgid(),
-                             .interactive = req->interactive,
-                             .stop_fd = cp_signals_install()};
+    struct cp_warm_exec x = {
+        .argv = req->argv, .interactive = req->interactive, .stop_fd = cp_signals_install()};
     return cp_warm_exec(s->engine, id, &x, d, status_out, err);
 }
 

@@ -36,10 +36,9 @@ int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char *
 /* A fresh name for the next warm box. The caller frees it. */
 char *cp_warm_name(void);
 
+/* The box was made with the run's user and folder; only the command is handed over. */
 struct cp_warm_exec {
     char *const *argv;
-    const char *workdir;
-    unsigned uid, gid;
     bool interactive;
     int stop_fd;
 };
