@@ -37,6 +37,11 @@ tests_unit_test_warm_end_SOURCES = tests/unit/test_warm_end.c
 tests_unit_test_warm_end_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_warm_end_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_warm_end
+check_PROGRAMS += tests/unit/test_warm_pool
+tests_unit_test_warm_pool_SOURCES = tests/unit/test_warm_pool.c
+tests_unit_test_warm_pool_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_warm_pool_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_warm_pool
 endif
 
 # Against the real engines: tests/integration/engines.sh and the test image come first

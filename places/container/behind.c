@@ -23,12 +23,33 @@ static json_object *refill_json(const struct cp_warm_refill *r)
     json_object *o = json_object_new_object();
     add_str(o, "used_id", r->used_id);
     add_str(o, "used_layer", r->used_layer);
-    if (r->spec != NULL)
-        json_object_object_add(o, "spec", json_object_get(r->spec));
-    add_str(o, "name", r->name);
+    add_str(o, "pool", r->pool);
+    json_object *next = json_object_new_array();
+    for (size_t i = 0; i < r->nnext; i++) {
+        json_object *n = json_object_new_object();
+        add_str(n, "name", r->next[i].name);
+        json_object_object_add(n, "spec", json_object_get(r->next[i].spec));
+        json_object_array_add(next, n);
+    }
+    json_object_object_add(o, "next", next);
     add_str(o, "workdir", r->workdir);
     json_object_object_add(o, "limits_may_miss", json_object_new_boolean(r->limits_may_miss));
     return o;
+}
+
+/* The boxes the pool may make: each only under the name chosen for it. */
+static void read_next(json_object *refill, struct cp_warm_refill *r)
+{
+    json_object *next = NULL;
+    json_object_object_get_ex(refill, "next", &next);
+    for (size_t i = 0; json_object_is_type(next, json_type_array) &&
+                       i < json_object_array_length(next) && r->nnext < CP_WARM_POOL_MAX;
+         i++) {
+        json_object *n = json_object_array_get_idx(next, i), *spec = NULL;
+        const char *name = cp_json_str(n, "name");
+        if (name != NULL && json_object_object_get_ex(n, "spec", &spec))
+            r->next[r->nnext++] = (struct cp_warm_next){.spec = spec, .name = name};
+    }
 }
 
 void cp_container_behind(struct cp_engine *e, const struct cp_warm_refill *r)
@@ -63,18 +84,14 @@ int cp_container_behind_job(json_object *job, cp_error_t *err)
         struct cp_engine e = {.socket = (char *)socket,
                               .kind = strcmp(kind, "podman") == 0 ? "podman" : "docker"};
         snprintf(e.version, sizeof(e.version), "%s", version);
-        json_object *spec = NULL;
-        json_object_object_get_ex(refill, "spec", &spec);
-        if (cp_json_str(refill, "name") == NULL)
-            spec = NULL; /* a box is only made under the name chosen for it */
         json_object *may_miss = NULL;
         json_object_object_get_ex(refill, "limits_may_miss", &may_miss);
-        const struct cp_warm_refill r = {.used_id = cp_json_str(refill, "used_id"),
-                                         .used_layer = cp_json_str(refill, "used_layer"),
-                                         .spec = spec,
-                                         .name = cp_json_str(refill, "name"),
-                                         .workdir = cp_json_str(refill, "workdir"),
-                                         .limits_may_miss = json_object_get_boolean(may_miss)};
+        struct cp_warm_refill r = {.used_id = cp_json_str(refill, "used_id"),
+                                   .used_layer = cp_json_str(refill, "used_layer"),
+                                   .pool = cp_json_str(refill, "pool"),
+                                   .workdir = cp_json_str(refill, "workdir"),
+                                   .limits_may_miss = json_object_get_boolean(may_miss)};
+        read_next(refill, &r);
         cp_warm_refill_now(&e, &r);
     }
     cp_leftovers_sweep_now();

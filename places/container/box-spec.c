@@ -113,9 +113,11 @@ static json_object *host_config(const struct cp_box_spec *s)
     json_object_object_add(h, "LogConfig", log);
     if (s->network != NULL)
         json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
-    /* A box joining a holder's namespace takes its network as the holder was made: the engine
-     * refuses a resolver or net sysctls of its own there. */
-    bool joins = s->network != NULL && strncmp(s->network, "container:", 10) == 0;
+    /* A box joining a holder's namespace takes its network as the holder was made: Docker
+     * refuses a resolver or net sysctls of its own there. Podman's ns: mode takes a resolver
+     * (the sidecar's address, as on the network) and would set the sysctls on the holder's. */
+    bool in_holder = s->network != NULL && strncmp(s->network, "container:", 10) == 0;
+    bool joins = in_holder || (s->network != NULL && strncmp(s->network, "ns:", 3) == 0);
     if (s->sealed && s->network != NULL && !joins)
         json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
     if (s->userns != NULL)
@@ -124,7 +126,7 @@ static json_object *host_config(const struct cp_box_spec *s)
     /* Docker's embedded resolver still answers at 127.0.0.11 on a user network; its upstream
      * is made one that answers nothing, never a loopback one (dialled from the host before
      * CVE-2024-29018's fix). */
-    if (s->no_dns != NULL && !joins)
+    if (s->no_dns != NULL && !in_holder)
         json_object_object_add(h, "Dns", strv_array((char *[]){(char *)s->no_dns, NULL}));
     return h;
 }

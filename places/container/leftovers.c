@@ -13,7 +13,7 @@
 #include "places/container/box.h"
 #include "places/container/leftovers.h"
 #include "places/container/protect.h"
-#include "places/container/warm.h"
+#include "places/container/warm-pool.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"

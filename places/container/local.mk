@@ -38,6 +38,7 @@ libconch_la_SOURCES += \
 	places/container/place-container-prepare.c places/container/place-container-run.c \
 	places/container/place-container-clean.c places/container/place-container-check.c
 libconch_la_SOURCES += places/container/warm.c places/container/warm.h places/container/warm-exec.c \
+	places/container/warm-pool.c places/container/warm-pool.h \
 	places/container/end-mark.c places/container/end-mark.h \
 	places/container/box-pidfd.c places/container/box-pidfd.h \
 	places/container/behind.c places/container/behind.h

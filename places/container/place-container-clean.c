@@ -8,6 +8,7 @@
 #include "places/container/leftovers.h"
 #include "places/container/place-container-int.h"
 #include "places/container/sidecar.h"
+#include "places/container/warm-pool.h"
 #include "src/base/util.h"
 
 /* `clean` drops held runs nobody landed or discarded within this. */
@@ -30,6 +31,7 @@ static int clean_engine(const char *kind, int *found, cp_error_t *err)
     printf("%s: removed %d unused egress sidecar%s and network%s\n", e->kind, sidecars,
            sidecars == 1 ? "" : "s", sidecars == 1 ? "" : "s");
     cp_layer_sweep(e);
+    cp_warm_pool_forget();
     return 0;
 }
 

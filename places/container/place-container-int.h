@@ -11,6 +11,7 @@
 #include "places/container/engine.h"
 #include "places/container/protect.h"
 #include "places/container/seal.h"
+#include "places/container/warm-pool.h"
 #include "places/place.h"
 #include "src/base/error.h"
 #include "src/base/settings.h"
@@ -29,13 +30,16 @@ struct cp_container_state {
     char *image;
     char *image_id;
     char *empty_file;
-    json_object *spec;       /* a fresh box for this command */
-    char *name;              /* its name, chosen ahead: a sealed box's proxy user */
-    struct cp_seal seal;     /* sealed: the allow-list, its sidecar, the proxy variables */
-    char *warm_key;          /* what a warm box must have been made from to serve it */
-    char *warm_name;         /* the next warm box's name, its proxy user when sealed */
-    char **warm_env;         /* its proxy variables */
-    json_object *warm_spec;  /* the next warm box, made after this run */
+    json_object *spec;   /* a fresh box for this command */
+    char *name;          /* its name, chosen ahead: a sealed box's proxy user */
+    struct cp_seal seal; /* sealed: the allow-list, its sidecar, the proxy variables */
+    char *warm_key;      /* what a warm box must have been made from to serve it */
+    char *warm_pool;     /* the warm boxes of that key (warm-pool.h) */
+    char *warm_names[CP_WARM_POOL_MAX];        /* the next warm boxes' names, their proxy
+                                                * users when sealed */
+    char **warm_envs[CP_WARM_POOL_MAX];        /* their proxy variables */
+    json_object *warm_specs[CP_WARM_POOL_MAX]; /* the boxes the pool may make after this run
+                                                * (NULL: none) */
     bool gated;              /* sealed: the folder is seen through a layer the gate lands */
     bool limits_may_miss;    /* container.limits allow-missing */
     char *limits_missing;    /* ... and the limits this box went without, for the report */

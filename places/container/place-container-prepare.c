@@ -34,14 +34,17 @@ void cp_container_state_free(struct cp_container_state *s)
     free(s->image_id);
     free(s->empty_file);
     free(s->warm_key);
+    free(s->warm_pool);
     free(s->limits_missing);
     if (s->spec != NULL)
         json_object_put(s->spec);
-    if (s->warm_spec != NULL)
-        json_object_put(s->warm_spec);
+    for (size_t i = 0; i < CP_WARM_POOL_MAX; i++) {
+        if (s->warm_specs[i] != NULL)
+            json_object_put(s->warm_specs[i]);
+        free(s->warm_names[i]);
+        cp_strv_free(s->warm_envs[i]);
+    }
     free(s->name);
-    free(s->warm_name);
-    cp_strv_free(s->warm_env);
     cp_seal_dispose(&s->seal);
     free(s->layer_volume);
     cp_held_run_dispose(&s->layer);
@@ -101,8 +104,8 @@ static char *box_network(const struct cp_container_state *s, const struct cp_run
 {
     if (!req->sealed)
         return NULL;
-    if (s->seal.sidecar.holder != NULL)
-        return xasprintf("container:%s", s->seal.sidecar.holder);
+    if (s->seal.sidecar.join != NULL)
+        return xstrdup(s->seal.sidecar.join);
     return xstrdup(s->seal.sidecar.name);
 }
 
@@ -140,22 +143,27 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
     cleanup_free char *made_from =
         xasprintf("%s %s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed");
     s->warm_key = cp_warm_key(&spec, made_from);
-    spec.env = s->warm_env;
-    cleanup_free char *warm_layer = s->gated ? cp_layer_volume(s->warm_name) : NULL;
-    spec.layer = warm_layer;
+    s->warm_pool = cp_warm_pool_name(s->engine->socket, s->warm_key);
     /* Keyless copies are made per box and removed with this run: none is left for a warm box. */
-    if (s->prot.copies == NULL)
-        s->warm_spec = cp_warm_spec(&spec, s->warm_key);
+    for (size_t i = 0; i < CP_WARM_POOL_MAX && s->prot.copies == NULL; i++) {
+        spec.env = s->warm_envs[i];
+        cleanup_free char *warm_layer = s->gated ? cp_layer_volume(s->warm_names[i]) : NULL;
+        spec.layer = warm_layer;
+        s->warm_specs[i] = cp_warm_spec(&spec, s->warm_key);
+    }
 }
 
-/* The next warm box's name is chosen now: a sealed box's proxy credential names it. */
+/* The next warm boxes' names are chosen now: a sealed box's proxy credential names it. */
 static int warm_names(struct cp_container_state *s, const struct cp_run_request *req,
                       cp_error_t *err)
 {
-    s->warm_name = cp_warm_name();
-    if (!req->sealed)
-        return 0;
-    return cp_sidecar_box_env(&s->seal.sidecar, s->warm_name, &s->warm_env, err);
+    for (size_t i = 0; i < CP_WARM_POOL_MAX; i++) {
+        s->warm_names[i] = cp_warm_name();
+        if (req->sealed &&
+            cp_sidecar_box_env(&s->seal.sidecar, s->warm_names[i], &s->warm_envs[i], err) < 0)
+            return cp_error_code(err);
+    }
+    return 0;
 }
 
 /* The person's uid inside the box. A rootless engine maps its root to the person: rootless

@@ -144,7 +144,8 @@ static int get_box(struct cp_container_state *s, bool *warm_out, char **id_out, 
     if (warm_enabled()) {
         cleanup_error cp_error_t werr = NULL;
         cleanup_free char *was = NULL;
-        int r = cp_warm_claim(s->engine, s->warm_key, s->name, id_out, &was, &werr);
+        int r =
+            cp_warm_pool_claim(s->engine, s->warm_pool, s->warm_key, s->name, id_out, &was, &werr);
         /* Where an engine may have made it without limits (rootless), they are read back. */
         if (r > 0 && s->engine->rootless && check_limits(s, *id_out, err) < 0) {
             cleanup_error cp_error_t rm = NULL;
@@ -227,7 +228,7 @@ int cp_container_run(void *state, const struct cp_run_request *req, int *status_
     int r = get_box(s, &warm, &id, err);
     if (r == 0) {
         cp_debug("box %.12s (%s)", id, warm ? "warm" : "fresh");
-        cp_container_report_box(s->engine, id, s->limits_missing);
+        cp_container_report_box(s->engine, id, s->seal.sidecar.holder, s->limits_missing);
         struct cp_demux d;
         cp_demux_init(&d, STDOUT_FILENO, STDERR_FILENO);
         s->layer.since_ns = fs_now_ns();
@@ -247,11 +248,17 @@ int cp_container_run(void *state, const struct cp_run_request *req, int *status_
         /* The used box goes, and the next one is made, while the caller moves on. */
         struct cp_warm_refill next = {.used_id = id,
                                       .used_layer = s->gated ? s->layer.id : NULL,
-                                      .spec = warm_enabled() ? s->warm_spec : NULL,
-                                      .name = s->warm_name,
+                                      .pool = s->warm_pool,
                                       .workdir = s->gated ? req->workdir : NULL,
                                       .limits_may_miss = s->limits_may_miss};
-        cp_container_behind(s->engine, &next);
+        /* As many as the pool may come to want while its maker works (warm-pool.h). */
+        for (int i = 0; warm_enabled() && i < CP_WARM_POOL_MAX && s->warm_specs[i] != NULL; i++)
+            next.next[next.nnext++] =
+                (struct cp_warm_next){.spec = s->warm_specs[i], .name = s->warm_names[i]};
+        /* Runs back to back hand their box to the work behind an earlier one, which is at work
+         * anyway: a process of ours started per run cost each run of the burst ~30 ms of CPU. */
+        if (next.pool == NULL || !cp_warm_pool_hand_over(next.pool, id, next.used_layer))
+            cp_container_behind(s->engine, &next);
         s->behind_started = true;
         return 0;
     }

@@ -138,7 +138,8 @@ static json_object *seal_of(json_object *box, json_object *net)
     return s;
 }
 
-void cp_container_report_box(struct cp_engine *e, const char *id, const char *limits_missing)
+void cp_container_report_box(struct cp_engine *e, const char *id, const char *holder_id,
+                             const char *limits_missing)
 {
     cp_run_report_stage("box");
     if (!cp_run_report_on())
@@ -151,11 +152,16 @@ void cp_container_report_box(struct cp_engine *e, const char *id, const char *li
         cp_debug("run report: %s", err->msg);
         return;
     }
-    /* A box in its folder's holder's namespace is on the holder's networks. */
+    /* A box in its folder's holder's namespace is on the holder's networks. Podman's network
+     * mode names the namespace's file, not the holder: the run knows which it joined. */
     const char *mode = cp_json_str(get(box, "HostConfig"), "NetworkMode");
     cleanup_json json_object *holder = NULL;
-    if (mode != NULL && strncmp(mode, "container:", 10) == 0) {
-        cleanup_free char *hpath = xasprintf("/containers/%s/json", mode + 10);
+    if (mode != NULL && strncmp(mode, "container:", 10) == 0)
+        holder_id = mode + 10;
+    else if (mode == NULL || strncmp(mode, "ns:", 3) != 0)
+        holder_id = NULL;
+    if (holder_id != NULL) {
+        cleanup_free char *hpath = xasprintf("/containers/%s/json", holder_id);
         if (cp_engine_call(e, "GET", hpath, NULL, &holder, &err) < 0)
             cp_debug("run report: the network holder: %s", err->msg);
     }

@@ -23,18 +23,43 @@ static int list_json(struct cp_engine *e, const char *what, const char *filter, 
     return cp_engine_call(e, "GET", path, NULL, out, err);
 }
 
+/* A box's network mode: Docker's list has it, Podman's does not (its inspect does). */
+static char *mode_of(json_object *c)
+{
+    json_object *host = NULL;
+    json_object_object_get_ex(c, "HostConfig", &host);
+    const char *m = cp_json_str(host, "NetworkMode");
+    return m != NULL ? xstrdup(m) : NULL;
+}
+
+static char *network_mode(struct cp_engine *e, json_object *c)
+{
+    if (json_object_object_get_ex(c, "HostConfig", NULL))
+        return mode_of(c);
+    cleanup_free char *path = xasprintf("/containers/%s/json", cp_json_str(c, "Id"));
+    cleanup_json json_object *box = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_json_str(c, "Id") == NULL || cp_engine_call(e, "GET", path, NULL, &box, &err) < 0)
+        return NULL;
+    return mode_of(box);
+}
+
 /* Whether any conch box joined the holder's namespace: such a box is on no network's list. */
 static int holder_in_use(struct cp_engine *e, const char *holder_id, bool *out, cp_error_t *err)
 {
-    cleanup_json json_object *list = NULL;
-    if (list_json(e, "containers", "{\"label\":[\"conch.work=1\"]}", &list, err) < 0)
+    cleanup_free char *hpath = xasprintf("/containers/%s/json", holder_id);
+    cleanup_json json_object *holder = NULL;
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", hpath, NULL, &status, &holder, err) < 0)
         return cp_error_code(err);
-    cleanup_free char *mode = xasprintf("container:%s", holder_id);
+    cleanup_free char *mode = status == 200 ? cp_sidecar_join_mode(e, holder) : NULL;
+    cleanup_json json_object *list = NULL;
+    if (mode == NULL ||
+        list_json(e, "containers", "{\"label\":[\"conch.work=1\"]}", &list, err) < 0)
+        return cp_error_code(err);
     for (size_t i = 0;
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
-        json_object *host = NULL;
-        json_object_object_get_ex(json_object_array_get_idx(list, i), "HostConfig", &host);
-        const char *m = cp_json_str(host, "NetworkMode");
+        cleanup_free char *m = network_mode(e, json_object_array_get_idx(list, i));
         if (m != NULL && strcmp(m, mode) == 0)
             *out = true;
     }
@@ -65,15 +90,6 @@ static int network_in_use(struct cp_engine *e, const char *net, const char *side
     return *out || holder == NULL ? 0 : holder_in_use(e, holder, out, err);
 }
 
-/* The holder first: it would leave with its sidecar, but a network is removed only once its
- * last box has gone. */
-static void remove_holder(struct cp_engine *e, const char *sidecar)
-{
-    cleanup_free char *holder = cp_sidecar_holder_name(sidecar);
-    cleanup_error cp_error_t rm = NULL;
-    (void)cp_box_remove(e, holder, &rm);
-}
-
 static bool safe_name(const char *s)
 {
     return s != NULL && strncmp(s, "conch-egress-", 13) == 0 &&
@@ -97,7 +113,7 @@ static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
             return cp_error_code(err);
         if (used)
             continue;
-        remove_holder(e, name);
+        cp_sidecar_holder_remove(e, name);
         cleanup_error cp_error_t rm = NULL;
         if (cp_box_remove(e, id, &rm) == 0)
             (*removed)++;
@@ -118,7 +134,7 @@ static int clean_networks(struct cp_engine *e, int *removed, cp_error_t *err)
             return cp_error_code(err);
         if (used)
             continue;
-        remove_holder(e, name);
+        cp_sidecar_holder_remove(e, name);
         cleanup_free char *path = xasprintf("/networks/%s", name);
         cleanup_error cp_error_t rm = NULL;
         if (cp_engine_call(e, "DELETE", path, NULL, NULL, &rm) == 0)

@@ -1,8 +1,17 @@
-/* A folder's network holder (Docker): one small box on the folder's internal network whose
- * network namespace the folder's fresh sealed boxes join (NetworkMode container:ID), so that
- * Docker sets up no endpoint per box. An endpoint is what a fresh box paid for most: a resolver
- * helper and about ten iptables calls (bench/container-roundtrip: a box joining a holder took
- * 0.67x of one with --network none, 0.48x of one on the network).
+/* A folder's network holder: one small box on the folder's internal network whose network
+ * namespace the folder's sealed boxes join, so that the engine sets up no endpoint per box.
+ * Docker's endpoint is what a fresh box paid for most: a resolver helper and about ten iptables
+ * calls (bench/container-roundtrip: a box joining a holder took 0.67x of one with --network
+ * none, 0.48x of one on the network). Podman's start of a box on the network took 270-290 ms,
+ * one in the holder's namespace 140, and a box on the network holds the network's lock while it
+ * starts, which every run's check of the network waited for (~400 ms behind a warm box made
+ * after the run before).
+ *
+ * How a box joins: on Docker NetworkMode container:ID. On Podman ns:PATH, the holder's network
+ * namespace file (its SandboxKey), because Podman ties a container:ID box to the holder: it
+ * refuses to remove the holder while any such box exists, even an exited one, and starts the
+ * holder again to start such a box. The file goes when the holder stops, so a box made for a
+ * holder that is gone fails to start; it never joins another namespace.
  *
  * Why it keeps the seal: the namespace is made as a sealed box's was (the internal network, no
  * resolver, no IPv6), and nothing runs in it but boxes of one folder, seal and allow-list: one
@@ -11,8 +20,8 @@
  *
  * Why it leaves with its sidecar: it runs in the sidecar's PID namespace, so the kernel ends it
  * when the sidecar's proxy exits (idle, replaced or cleaned) and Docker then removes it. A box
- * still running keeps the namespace it joined. Podman is left on its own networks: there a box
- * joining a holder measured no faster than one on the network. */
+ * still running keeps the namespace it joined. Podman removes a sidecar only after its holder
+ * (the holder runs in its PID namespace), so the holder is removed first wherever a sidecar is. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -28,6 +37,27 @@
 
 #define HOLD_TRIES 3
 
+/* Podman's network namespace file: an absolute path of plain characters, which the network
+ * mode carries as it is. */
+static bool plain_path(const char *p)
+{
+    return p != NULL && p[0] == '/' && strlen(p) < 256 &&
+           strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") ==
+               strlen(p) &&
+           strstr(p, "..") == NULL;
+}
+
+char *cp_sidecar_join_mode(const struct cp_engine *e, json_object *c)
+{
+    const char *id = cp_json_str(c, "Id");
+    if (strcmp(e->kind, "podman") != 0)
+        return id != NULL ? xasprintf("container:%s", id) : NULL;
+    json_object *ns = NULL;
+    json_object_object_get_ex(c, "NetworkSettings", &ns);
+    const char *key = cp_json_str(ns, "SandboxKey");
+    return plain_path(key) ? xasprintf("ns:%s", key) : NULL;
+}
+
 bool cp_sidecar_hold_wanted(void)
 {
     const char *v = getenv("CONCH_PLACE_NO_HOLD");
@@ -37,6 +67,15 @@ bool cp_sidecar_hold_wanted(void)
 char *cp_sidecar_holder_name(const char *sidecar)
 {
     return xasprintf("%s-hold", sidecar);
+}
+
+void cp_sidecar_holder_remove(struct cp_engine *e, const char *sidecar)
+{
+    cleanup_free char *name = cp_sidecar_holder_name(sidecar);
+    cleanup_json json_object *c = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_box_inspect_ours(e, name, CP_HOLD_LABEL, &c, &err) == 1)
+        (void)cp_box_remove(e, cp_json_str(c, "Id"), &err);
 }
 
 static json_object *strv_json(char *const *v)
@@ -87,10 +126,9 @@ static json_object *hold_body(const char *image, const struct cp_sidecar_names *
     return c;
 }
 
-/* 1 with *id_out when the holder runs in this sidecar's PID namespace; 0 when there is none (one
- * of an earlier sidecar, or stopped, is removed first); or an error. */
-static int find_holder(struct cp_engine *e, const char *name, const struct cp_sidecar *s,
-                       char **id_out, cp_error_t *err)
+/* 1 with s->holder and s->join when the holder runs in this sidecar's PID namespace; 0 when
+ * there is none (one of an earlier sidecar, or stopped, is removed first); or an error. */
+static int find_holder(struct cp_engine *e, const char *name, struct cp_sidecar *s, cp_error_t *err)
 {
     cleanup_json json_object *c = NULL;
     int r = cp_box_inspect_ours(e, name, CP_HOLD_LABEL, &c, err);
@@ -102,8 +140,10 @@ static int find_holder(struct cp_engine *e, const char *name, const struct cp_si
     json_object_object_get_ex(c, "HostConfig", &host);
     const char *id = cp_json_str(c, "Id"), *pid = cp_json_str(host, "PidMode");
     cleanup_free char *want = xasprintf("container:%s", s->id);
-    if (json_object_get_boolean(running) && pid != NULL && strcmp(pid, want) == 0) {
-        *id_out = xstrdup(id);
+    cleanup_free char *join = cp_sidecar_join_mode(e, c);
+    if (json_object_get_boolean(running) && pid != NULL && strcmp(pid, want) == 0 && join != NULL) {
+        s->holder = xstrdup(id);
+        s->join = steal_pointer(&join);
         return 1;
     }
     cp_debug("replacing the holder %s, which is not this sidecar's", name);
@@ -133,7 +173,7 @@ int cp_sidecar_hold(struct cp_engine *e, const char *image, const struct cp_side
 {
     cleanup_free char *name = cp_sidecar_holder_name(s->name);
     for (int tries = 0; tries < HOLD_TRIES; tries++) {
-        int r = find_holder(e, name, s, &s->holder, err);
+        int r = find_holder(e, name, s, err);
         if (r != 0)
             return r < 0 ? cp_error_code(err) : 0;
         if (make_holder(e, image, n, name, s, err) < 0)

@@ -42,14 +42,20 @@ json_object *cp_sidecar_labels(const struct cp_sidecar_names *n);
  * sidecar's environment only; the caller wipes and frees it. */
 char **cp_sidecar_upstream_env(void);
 
-/* The holder of a folder's network namespace for the sidecar named sidecar, as made on
- * Docker: one box on the network, in the sidecar's PID namespace, that the folder's sealed
- * boxes join (sidecar-hold.c). s->holder is set to its id; made under the sidecar's lock. */
+/* The holder of a folder's network namespace for the sidecar named sidecar: one box on the
+ * network, in the sidecar's PID namespace, that the folder's sealed boxes join
+ * (sidecar-hold.c). s->holder and s->join are set; made under the sidecar's lock. */
 int cp_sidecar_hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
                     struct cp_sidecar *s, cp_error_t *err);
 /* False when CONCH_PLACE_NO_HOLD is set (to measure or test boxes on the network itself). */
 bool cp_sidecar_hold_wanted(void);
 /* The holder's name for a sidecar's; the caller's. */
 char *cp_sidecar_holder_name(const char *sidecar);
+/* The network mode that joins the holder inspected as c (container:ID on Docker, ns:PATH on
+ * Podman: sidecar-hold.c's opening), or NULL; the caller's. */
+char *cp_sidecar_join_mode(const struct cp_engine *e, json_object *c);
+/* Removes the sidecar's holder where it is ours (a box of that name that is not, stays).
+ * Before the sidecar: Podman removes no box another runs in the PID namespace of. */
+void cp_sidecar_holder_remove(struct cp_engine *e, const char *sidecar);
 
 #endif

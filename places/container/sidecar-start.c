@@ -32,6 +32,7 @@ void cp_sidecar_dispose(struct cp_sidecar *s)
     free(s->id);
     free(s->ip);
     free(s->holder);
+    free(s->join);
     cp_free_secret(s->secret);
     memset(s, 0, sizeof(*s));
 }
@@ -194,6 +195,7 @@ static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar
     cleanup_free char *secret = env_value(config, CP_EGRESS_SECRET_ENV);
     if (!json_object_get_boolean(running) || ip == NULL || ip[0] == '\0' || secret == NULL) {
         cp_debug("replacing the sidecar %s, which is not running", name);
+        cp_sidecar_holder_remove(e, name);
         if (cp_box_remove(e, id, err) < 0)
             return cp_error_code(err);
         return 0;
@@ -217,12 +219,17 @@ static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *
     return cp_error_code(err);
 }
 
-/* On Docker the folder's fresh boxes join a holder's namespace (sidecar-hold.c). One that
- * cannot be made costs the speed, not the run: the boxes join the network itself. */
+/* The folder's boxes join a holder's namespace (sidecar-hold.c). One that cannot be made costs
+ * the speed, not the run: the boxes join the network itself. Not on rootless Podman, whose
+ * network namespaces live in a namespace of its own that a box cannot join by path (measured:
+ * every sealed box failed to start). */
 static int hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
                 struct cp_sidecar *s, cp_error_t *err)
 {
-    if (strcmp(e->kind, "docker") != 0 || !cp_sidecar_hold_wanted())
+    bool rootless = false;
+    cleanup_error cp_error_t rerr = NULL;
+    if (!cp_sidecar_hold_wanted() || (strcmp(e->kind, "podman") == 0 &&
+                                      (cp_engine_rootless(e, &rootless, &rerr) < 0 || rootless)))
         return 0;
     cleanup_error cp_error_t herr = NULL;
     if (cp_sidecar_hold(e, image, n, s, &herr) < 0) {

@@ -33,8 +33,10 @@ struct cp_sidecar {
     char *id;     /* the sidecar's id */
     char *ip;     /* its address on the internal network */
     char *secret; /* read back from its own environment, never stored elsewhere */
-    char *holder; /* Docker: the id of the box whose network namespace sealed boxes join
+    char *holder; /* the id of the box whose network namespace sealed boxes join
                    * (sidecar-hold.c); NULL: they join the internal network itself */
+    char *join;   /* ... and the network mode that joins it: container:ID on Docker,
+                   * ns:PATH on Podman */
 };
 
 /* What the sidecar signs with and trusts: its CA (certificate and key, PEM), the CA's

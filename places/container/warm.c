@@ -1,27 +1,17 @@
-/* The warm pool: the next box is made while nobody waits, and claimed by exactly one run. */
+/* Warm boxes: their shell, their key and spec, and their making while nobody waits (warm.h). */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "places/container/box.h"
 #include "places/container/layer.h"
+#include "places/container/warm-pool.h"
 #include "places/container/warm.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
-#include "src/base/paths.h"
 #include "src/base/util.h"
-
-/* A warm box nobody claims leaves after WARM_LIFE seconds; one older than WARM_CLAIM_MAX is
- * not claimed, so it cannot expire between the claim and the wake-up. */
-#define WARM_LIFE      300
-#define WARM_CLAIM_MAX 240
-#define WARM_PREFIX    "conch-warm-"
 
 /* Reads a decimal length and the end mark's nonce on a line, then that many bytes of the
  * command quoted for the shell (dd bs=1 reads no byte past them: what follows is the command's
@@ -83,131 +73,100 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     return j;
 }
 
-char *cp_warm_name(void)
-{
-    char rnd[17];
-    return xasprintf(WARM_PREFIX "%s", cp_box_random_hex(rnd, sizeof(rnd)));
-}
-
-bool cp_warm_unclaimed(const char *name)
-{
-    if (name != NULL && name[0] == '/')
-        name++;
-    return name != NULL && strncmp(name, WARM_PREFIX, strlen(WARM_PREFIX)) == 0;
-}
-
-/* Claims are serialised per person: the engine's rename is no compare-and-swap. */
-static int lock_claims(cp_error_t *err)
-{
-    cleanup_free char *dir = NULL;
-    if (cp_workplaces_dir(&dir, err) < 0)
-        return cp_error_code(err);
-    cleanup_free char *path = xasprintf("%s/warm.lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
-    if (flock(fd, LOCK_EX) < 0) {
-        close(fd);
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot lock %s", path);
-    }
-    return fd;
-}
-
-static bool fits(json_object *c, const char *key)
-{
-    json_object *names = NULL, *labels = NULL;
-    json_object_object_get_ex(c, "Names", &names);
-    json_object_object_get_ex(c, "Labels", &labels);
-    const char *name = json_object_get_string(json_object_array_get_idx(names, 0));
-    const char *k = cp_json_str(labels, "conch.key");
-    const char *made = cp_json_str(labels, "conch.made");
-    long t = 0;
-    if (!cp_warm_unclaimed(name) || k == NULL || strcmp(k, key) != 0 || made == NULL ||
-        cp_parse_long(made, 0, (long)1 << 62, &t) < 0)
-        return false;
-    long age = (long)time(NULL) - t;
-    return age >= 0 && age < WARM_CLAIM_MAX;
-}
-
-static int try_claim(struct cp_engine *e, json_object *list, const char *key, const char *name,
-                     char **id_out, char **was_out, cp_error_t *err)
-{
-    for (size_t i = 0; i < json_object_array_length(list); i++) {
-        json_object *c = json_object_array_get_idx(list, i);
-        const char *id = cp_json_str(c, "Id");
-        if (id == NULL || !fits(c, key))
-            continue;
-        cleanup_free char *path = xasprintf("/containers/%s/rename?name=%s", id, name);
-        long status = 0;
-        if (cp_engine_call_status(e, "POST", path, NULL, &status, NULL, err) < 0)
-            return cp_error_code(err);
-        if (status != 204 && status != 200)
-            continue;
-        cp_debug("renamed");
-        json_object *names = NULL;
-        json_object_object_get_ex(c, "Names", &names);
-        const char *was = json_object_get_string(json_object_array_get_idx(names, 0));
-        *was_out = xstrdup(was[0] == '/' ? was + 1 : was);
-        *id_out = xstrdup(id);
-        return 1;
-    }
-    return 0;
-}
-
-int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char **id_out,
-                  char **was_out, cp_error_t *err)
-{
-    cleanup_close int lock = lock_claims(err);
-    if (lock < 0)
-        return cp_error_code(err);
-    cleanup_free char *filter =
-        cp_engine_escape("{\"label\":[\"conch.warm=1\"],\"status\":[\"running\"]}");
-    cleanup_free char *path = xasprintf("/containers/json?filters=%s", filter);
-    cleanup_json json_object *list = NULL;
-    if (cp_engine_call(e, "GET", path, NULL, &list, err) < 0)
-        return cp_error_code(err);
-    if (!json_object_is_type(list, json_type_array))
-        return 0;
-    return try_claim(e, list, key, name, id_out, was_out, err);
-}
-
 /* The next warm box's layer is made with it, under its own name (layer.h). */
-static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, cp_error_t *err)
+static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, const char *name,
+                      cp_error_t *err)
 {
     if (r->workdir == NULL)
         return 0;
     struct cp_held_run layer = {0};
-    if (cp_layer_make(e, r->workdir, r->name, NULL, "warm", &layer, err) < 0)
+    if (cp_layer_make(e, r->workdir, name, NULL, "warm", &layer, err) < 0)
         return cp_error_code(err);
     cp_held_run_dispose(&layer);
     return 0;
+}
+
+/* Makes, checks and starts one box of the pool, then records it; one that fails is removed. */
+static int make_one(struct cp_engine *e, const struct cp_warm_refill *r,
+                    const struct cp_warm_next *next, cp_error_t *err)
+{
+    cleanup_free char *id = NULL;
+    cleanup_free char *missing = NULL;
+    if (warm_layer(e, r, next->name, err) < 0)
+        return cp_error_code(err);
+    /* A box without its limits is kept warm only where the person accepts that; the run that
+     * claims it reads them back again and says so (place-container-run.c). */
+    if (cp_box_create(e, next->spec, next->name, &id, err) < 0 ||
+        cp_box_limits_missing(e, id, next->spec, &missing, err) < 0 ||
+        (missing != NULL && !r->limits_may_miss &&
+         cp_error_make(err, CP_ERR_FAILED, 0, "no %s limits", missing) < 0) ||
+        cp_box_start(e, id, err) < 0 || cp_warm_pool_add(r->pool, next->name, id, err) < 0) {
+        if (id != NULL)
+            (void)cp_box_remove(e, id, NULL);
+        if (r->workdir != NULL)
+            cp_layer_drop(e, next->name);
+        return cp_error_code(err);
+    }
+    return 0;
+}
+
+/* Tops the pool up to the size its pace asks for now (the caller is its maker), from the boxes
+ * the job may make, *next the first not yet made. False once one failed. */
+static bool fill(struct cp_engine *e, const struct cp_warm_refill *r, size_t *next)
+{
+    cleanup_error cp_error_t err = NULL;
+    int ready = cp_warm_pool_ready(r->pool);
+    for (; *next < r->nnext; (*next)++) {
+        ready = cp_warm_pool_wait_quiet(r->pool, ready);
+        if (ready >= cp_warm_pool_want(r->pool))
+            return true;
+        if (make_one(e, r, &r->next[*next], &err) < 0) {
+            cp_debug("warm box %s: %s", r->next[*next].name, err->msg);
+            (*next)++;
+            return false;
+        }
+        ready++;
+    }
+    return true;
+}
+
+static void remove_used(struct cp_engine *e, const char *id, const char *layer)
+{
+    cleanup_error cp_error_t err = NULL;
+    if (id != NULL)
+        (void)cp_box_remove(e, id, &err);
+    if (layer != NULL && layer[0] != '\0')
+        cp_layer_drop(e, layer);
+}
+
+/* The maker's work: the pool topped up, then the used boxes later runs handed over while it
+ * worked removed (warm-pool.h), again until none came; those runs' pace may want more boxes. */
+static void make_and_remove(struct cp_engine *e, const struct cp_warm_refill *r, int *lock)
+{
+    struct cp_warm_used used[64];
+    size_t next = 0;
+    bool making = true;
+    while (*lock >= 0) {
+        if (making)
+            making = fill(e, r, &next);
+        int n = cp_warm_pool_take_used(r->pool, lock, used, ARRAY_SIZE(used));
+        for (int i = 0; i < n; i++)
+            remove_used(e, used[i].id, used[i].layer);
+    }
 }
 
 void cp_warm_refill_now(const struct cp_engine *parent, const struct cp_warm_refill *r)
 {
     struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
     memcpy(e.version, parent->version, sizeof(e.version));
+    /* The next boxes first, the used one after: a run that follows at once finds one sooner.
+     * One maker per pool: another at work already tops it up. */
     cleanup_error cp_error_t err = NULL;
-    cleanup_free char *id = NULL;
-    /* The next box first, the used one after: a run that follows at once finds it sooner. */
-    if (r->spec != NULL && warm_layer(&e, r, &err) == 0) {
-        cleanup_free char *missing = NULL;
-        /* A box without its limits is kept warm only where the person accepts that; the run
-         * that claims it reads them back again and says so (place-container-run.c). */
-        if (cp_box_create(&e, r->spec, r->name, &id, &err) < 0 ||
-            cp_box_limits_missing(&e, id, r->spec, &missing, &err) < 0 ||
-            (missing != NULL && !r->limits_may_miss) || cp_box_start(&e, id, &err) < 0) {
-            if (id != NULL)
-                (void)cp_box_remove(&e, id, NULL);
-            if (r->workdir != NULL)
-                cp_layer_drop(&e, r->name);
-        }
-    }
-    cp_error_free(&err);
-    if (r->used_id != NULL)
-        (void)cp_box_remove(&e, r->used_id, &err);
-    if (r->used_layer != NULL)
-        cp_layer_drop(&e, r->used_layer);
+    int maker =
+        r->pool != NULL && cp_warm_pool_name_ok(r->pool) ? cp_warm_pool_lock(r->pool, &err) : -1;
+    if (maker >= 0)
+        make_and_remove(&e, r, &maker);
+    remove_used(&e, r->used_id, r->used_layer);
     /* Layers whose boxes a crash or an idle exit left: nobody waits here. */
     cp_layer_sweep(&e);
     if (e.curl != NULL)

@@ -1,5 +1,5 @@
-/* Warm boxes: made and started ahead of need, each serving exactly one command. Claimed and
- * made in warm.c, the command run in one in warm-exec.c. */
+/* Warm boxes: made and started ahead of need, each serving exactly one command. Made in
+ * warm.c, kept and claimed in warm-pool.c, the command run in one in warm-exec.c. */
 #ifndef CONCH_WARM_H
 #define CONCH_WARM_H
 
@@ -10,6 +10,7 @@
 #include "places/container/box-spec.h"
 #include "places/container/engine.h"
 #include "places/container/stream.h"
+#include "places/container/warm-pool.h"
 
 /* How the command reaches a claimed box, on both engines: the box's first process, a shell,
  * reads the command on its stdin and runs it; the run's one attach carries the command's stdin
@@ -27,14 +28,6 @@ char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from);
 /* The create body of a warm box: the same seal, with a waiter that leaves by itself after a
  * few minutes unless a claim wakes it. The caller owns it. */
 json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key);
-
-/* Takes a running warm box made for key, renaming it to name (ours, so a crash's leftover is
- * told by its owner). 1 with *id_out, 0 when none fits. */
-int cp_warm_claim(struct cp_engine *e, const char *key, const char *name, char **id_out,
-                  char **was_out, cp_error_t *err);
-
-/* A fresh name for the next warm box. The caller frees it. */
-char *cp_warm_name(void);
 
 /* The box was made with the run's user and folder; only the command is handed over. */
 struct cp_warm_exec {
@@ -57,20 +50,24 @@ int cp_warm_command_message(char *const *argv, const char *nonce, struct cp_buf 
 /* The shell a warm box waits in (for the unit tests: its reading and marking). */
 extern const char *const cp_warm_waiter[];
 
+/* A box the pool may make: its create body, made under its name (its proxy user when sealed). */
+struct cp_warm_next {
+    json_object *spec;
+    const char *name;
+};
+
 struct cp_warm_refill {
     const char *used_id;    /* the used box, removed after (NULL: none) */
     const char *used_layer; /* then its layer's volume (NULL: none) */
-    json_object *spec;      /* the next warm box (NULL: none) ... */
-    const char *name;       /* ... made under this name */
-    const char *workdir;    /* ... with a layer of its own over this folder (NULL: bound) */
-    bool limits_may_miss;   /* ... kept without its limits (container.limits allow-missing) */
+    const char *pool;       /* the pool to top up to its pace (warm-pool.h; NULL: none) ... */
+    struct cp_warm_next next[CP_WARM_POOL_MAX]; /* ... from these, in order */
+    size_t nnext;
+    const char *workdir;  /* each with a layer of its own over this folder (NULL: bound) */
+    bool limits_may_miss; /* ... kept without its limits (container.limits allow-missing) */
 };
 
-/* Makes and starts the next warm box (its layer first), then removes the used box and its
- * layer's volume: after the run, in a process of its own (behind.h). */
+/* Tops the pool up (each box's layer first), then removes the used box and its layer's
+ * volume: after the run, in a process of its own (behind.h). */
 void cp_warm_refill_now(const struct cp_engine *e, const struct cp_warm_refill *r);
-
-/* Whether a box's name marks it as a warm box nobody has claimed. */
-bool cp_warm_unclaimed(const char *name);
 
 #endif

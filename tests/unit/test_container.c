@@ -29,6 +29,7 @@
 #include "src/base/keyless.h"
 #include "places/container/protect.h"
 #include "places/container/stream.h"
+#include "places/container/warm-pool.h"
 #include "places/container/warm.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
