@@ -14,6 +14,7 @@
 
 #include "places/container/box.h"
 #include "places/container/warm-pool.h"
+#include "src/base/clock.h"
 #include "src/base/digest.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
@@ -221,38 +222,44 @@ int cp_warm_pool_ready(const char *pool)
     return (int)read_records(dir, pool, r, ARRAY_SIZE(r));
 }
 
-static long long now_ms(void)
+/* The newest PACE_KEPT runs, in ms, are kept in the pool's pace file. */
+/* The pool's pace file's runs, oldest first (at most PACE_KEPT - 1, room for one more). */
+static size_t read_times(const char *path, long long times[PACE_KEPT])
 {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    cleanup_free char *text = NULL;
+    size_t len = 0, n = 0;
+    if (cp_read_file(path, 4096, &text, &len, NULL) < 0)
+        return 0;
+    for (char *p = text, *end;; p = end) {
+        long long t = strtoll(p, &end, 10);
+        if (end == p)
+            break;
+        if (n == PACE_KEPT - 1) { /* the oldest goes */
+            memmove(times, times + 1, (n - 1) * sizeof(*times));
+            n--;
+        }
+        times[n++] = t;
+    }
+    return n;
 }
 
-/* The newest PACE_KEPT runs, in ms, are kept in the pool's pace file. */
-static int pace(const char *pool, bool note)
+static char *pace_path(const char *pool)
 {
     cleanup_free char *dir = NULL;
     cleanup_error cp_error_t err = NULL;
     if (pool_dir(&dir, &err) < 0)
+        return NULL;
+    return xasprintf("%s/%s.pace", dir, pool);
+}
+
+static int pace(const char *pool, bool note)
+{
+    cleanup_free char *path = pace_path(pool);
+    if (path == NULL)
         return 1;
-    cleanup_free char *path = xasprintf("%s/%s.pace", dir, pool);
-    cleanup_free char *text = NULL;
-    size_t len = 0;
     long long times[PACE_KEPT];
-    size_t n = 0;
-    if (cp_read_file(path, 4096, &text, &len, NULL) == 0) {
-        for (char *p = text, *end;; p = end) {
-            long long t = strtoll(p, &end, 10);
-            if (end == p)
-                break;
-            if (n == PACE_KEPT - 1) { /* the oldest goes */
-                memmove(times, times + 1, (n - 1) * sizeof(*times));
-                n--;
-            }
-            times[n++] = t;
-        }
-    }
-    long long now = now_ms();
+    size_t n = read_times(path, times);
+    long long now = (long long)cp_wall_ms();
     if (note)
         times[n++] = now;
     int want = 1;
@@ -427,19 +434,30 @@ int cp_warm_pool_take_used(const char *pool, int *refill_lock, struct cp_warm_us
     return (int)n;
 }
 
-int cp_warm_pool_wait_quiet(const char *pool, int ready)
+/* Whether a box that takes make_ms can be made now without a run coming while it is made: the
+ * runs have paused for QUIET_MS, and the next one, due as long after the last as the last came
+ * after the one before, is further than make_ms away (or overdue by QUIET_MS: the pace broke). */
+static bool time_to_make(const char *path, long make_ms)
 {
-    cleanup_free char *dir = NULL;
-    cleanup_error cp_error_t err = NULL;
-    if (pool_dir(&dir, &err) < 0)
-        return ready;
-    cleanup_free char *path = xasprintf("%s/%s.pace", dir, pool);
-    for (int waited = 0; ready > 0 && waited < QUIET_MAX_MS; waited += QUIET_POLL_MS) {
-        struct stat st;
-        if (stat(path, &st) < 0)
-            break;
-        long long claimed = (long long)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
-        if (now_ms() - claimed >= QUIET_MS)
+    long long times[PACE_KEPT];
+    size_t n = read_times(path, times);
+    long long now = (long long)cp_wall_ms();
+    if (n == 0 || now - times[n - 1] >= PACE_WINDOW_MS)
+        return true;
+    if (now - times[n - 1] < QUIET_MS)
+        return false;
+    if (n < 2 || times[n - 1] - times[n - 2] >= PACE_WINDOW_MS)
+        return true;
+    long long due = times[n - 1] + (times[n - 1] - times[n - 2]);
+    return due - now > make_ms || now - due >= QUIET_MS;
+}
+
+int cp_warm_pool_wait_quiet(const char *pool, int ready, long make_ms)
+{
+    cleanup_free char *path = pace_path(pool);
+    for (int waited = 0; path != NULL && ready > 0 && waited < QUIET_MAX_MS;
+         waited += QUIET_POLL_MS) {
+        if (time_to_make(path, make_ms))
             break;
         usleep(QUIET_POLL_MS * 1000);
         ready = cp_warm_pool_ready(pool);

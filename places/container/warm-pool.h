@@ -67,10 +67,11 @@ struct cp_warm_used {
 int cp_warm_pool_take_used(const char *pool, int *refill_lock, struct cp_warm_used *out,
                            size_t max);
 
-/* While the pool has a box ready, the maker waits for the runs to pause (500 ms without a claim,
- * 20 s at most), so that it does not make boxes while runs come back to back: each box made
- * slowed each run of a burst by ~50-150 ms on this 2-core machine. Says how many are ready. */
-int cp_warm_pool_wait_quiet(const char *pool, int ready);
+/* While the pool has a box ready, the maker waits (20 s at most) for a time when no run comes
+ * while it makes one that takes make_ms: the runs have paused for 500 ms and the next, due at
+ * the pace of the last two, is further off. A box made while a run ran slowed it by ~50-150 ms
+ * on this 2-core machine (runs back to back, and runs 1.5 s apart). Says how many are ready. */
+int cp_warm_pool_wait_quiet(const char *pool, int ready, long make_ms);
 
 /* `clean`: every pool's records, whose boxes it removed. */
 void cp_warm_pool_forget(void);
