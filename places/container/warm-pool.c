@@ -196,8 +196,10 @@ static size_t read_records(const char *dir, const char *pool, struct record *out
             continue;
         struct record r;
         bool mine = read_record(dir, ent->d_name, pool, &r);
-        if (mine && now - r.made >= 0 && now - r.made < CP_WARM_CLAIM_MAX && n < max) {
-            out[n++] = r;
+        bool young = mine && now - r.made >= 0 && now - r.made < CP_WARM_CLAIM_MAX;
+        if (young) {
+            if (n < max)
+                out[n++] = r;
             continue;
         }
         /* A refill lock goes too once unused for an hour: a maker that still held it made at
@@ -222,7 +224,6 @@ int cp_warm_pool_ready(const char *pool)
     return (int)read_records(dir, pool, r, ARRAY_SIZE(r));
 }
 
-/* The newest PACE_KEPT runs, in ms, are kept in the pool's pace file. */
 /* The pool's pace file's runs, oldest first (at most PACE_KEPT - 1, room for one more). */
 static size_t read_times(const char *path, long long times[PACE_KEPT])
 {
