@@ -41,6 +41,11 @@ int cp_box_pidfd(struct cp_engine *e, const char *id)
     cleanup_error cp_error_t err = NULL;
     if (cp_engine_call(e, "GET", path, NULL, &reply, &err) < 0)
         return -1;
+    return cp_box_pidfd_of(reply);
+}
+
+int cp_box_pidfd_of(json_object *reply)
+{
     json_object *state = NULL;
     json_object_object_get_ex(reply, "State", &state);
     const char *full = cp_json_str(reply, "Id");
@@ -51,7 +56,7 @@ int cp_box_pidfd(struct cp_engine *e, const char *id)
     if (fd < 0)
         return -1;
     if (!cgroup_names((int)pid, full)) {
-        cp_debug("box %.12s: process %d is not known here as its first", id, (int)pid);
+        cp_debug("box %.12s: process %d is not known here as its first", full, (int)pid);
         close(fd);
         return -1;
     }

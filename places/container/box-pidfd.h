@@ -4,11 +4,15 @@
 #ifndef CONCH_BOX_PIDFD_H
 #define CONCH_BOX_PIDFD_H
 
+#include <json-c/json.h>
+
 #include "places/container/engine.h"
 
 /* The pidfd of box id's first process, or -1 where there is none to be had here: the engine
  * on another machine, a kernel without pidfds, or a process whose cgroup does not name the
  * box (so never another process that took the number). */
 int cp_box_pidfd(struct cp_engine *e, const char *id);
+/* The same from the box's inspect, already read (its Id and State.Pid). */
+int cp_box_pidfd_of(json_object *box);
 
 #endif

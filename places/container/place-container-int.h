@@ -30,11 +30,12 @@ struct cp_container_state {
     char *image;
     char *image_id;
     char *empty_file;
-    json_object *spec;   /* a fresh box for this command */
-    char *name;          /* its name, chosen ahead: a sealed box's proxy user */
-    struct cp_seal seal; /* sealed: the allow-list, its sidecar, the proxy variables */
-    char *warm_key;      /* what a warm box must have been made from to serve it */
-    char *warm_pool;     /* the warm boxes of that key (warm-pool.h) */
+    json_object *spec;     /* a fresh box for this command */
+    char *name;            /* its name, chosen ahead: a sealed box's proxy user */
+    struct cp_seal seal;   /* sealed: the allow-list, its sidecar, the proxy variables */
+    char *warm_key;        /* what a warm box must have been made from to serve it */
+    char *warm_pool;       /* the warm boxes of that key (warm-pool.h) */
+    json_object *warm_box; /* the claimed one's inspect */
     char *warm_names[CP_WARM_POOL_MAX];        /* the next warm boxes' names, their proxy
                                                 * users when sealed */
     char **warm_envs[CP_WARM_POOL_MAX];        /* their proxy variables */

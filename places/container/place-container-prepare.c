@@ -35,6 +35,8 @@ void cp_container_state_free(struct cp_container_state *s)
     free(s->empty_file);
     free(s->warm_key);
     free(s->warm_pool);
+    if (s->warm_box != NULL)
+        json_object_put(s->warm_box);
     free(s->limits_missing);
     if (s->spec != NULL)
         json_object_put(s->spec);

@@ -80,8 +80,10 @@ static int run_fresh(struct cp_container_state *s, const char *id, const struct 
 static int run_warm(struct cp_container_state *s, const char *id, const struct cp_run_request *req,
                     struct cp_demux *d, int *status_out, cp_error_t *err)
 {
-    struct cp_warm_exec x = {
-        .argv = req->argv, .interactive = req->interactive, .stop_fd = cp_signals_install()};
+    struct cp_warm_exec x = {.box = s->warm_box,
+                             .argv = req->argv,
+                             .interactive = req->interactive,
+                             .stop_fd = cp_signals_install()};
     return cp_warm_exec(s->engine, id, &x, d, status_out, err);
 }
 
@@ -144,8 +146,8 @@ static int get_box(struct cp_container_state *s, bool *warm_out, char **id_out, 
     if (warm_enabled()) {
         cleanup_error cp_error_t werr = NULL;
         cleanup_free char *was = NULL;
-        int r =
-            cp_warm_pool_claim(s->engine, s->warm_pool, s->warm_key, s->name, id_out, &was, &werr);
+        int r = cp_warm_pool_claim(s->engine, s->warm_pool, s->warm_key, s->name, id_out, &was,
+                                   &s->warm_box, &werr);
         /* Where an engine may have made it without limits (rootless), they are read back. */
         if (r > 0 && s->engine->rootless && check_limits(s, *id_out, err) < 0) {
             cleanup_error cp_error_t rm = NULL;

@@ -54,7 +54,7 @@ int cp_warm_exec(struct cp_engine *e, const char *id, const struct cp_warm_exec 
     cp_buf_init(&msg, WARM_COMMAND_MAX + 64);
     if (cp_warm_command_message(x->argv, nonce, &msg, err) < 0)
         return cp_error_code(err);
-    cleanup_close int pidfd = cp_box_pidfd(e, id);
+    cleanup_close int pidfd = x->box != NULL ? cp_box_pidfd_of(x->box) : cp_box_pidfd(e, id);
     struct cp_end_mark marks[2];
     cp_end_mark_init(&marks[0], nonce);
     cp_end_mark_init(&marks[1], nonce);

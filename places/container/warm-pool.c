@@ -309,7 +309,7 @@ static bool box_fits(json_object *box, const char *key)
 /* Renames the recorded box to name and reads it back: 1 when it is the run's, 0 when it is gone
  * or not (then removed), or an error. */
 static int take(struct cp_engine *e, const struct record *r, const char *key, const char *name,
-                char **id_out, cp_error_t *err)
+                char **id_out, json_object **box_out, cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/containers/%s/rename?name=%s", r->id, name);
     long status = 0;
@@ -329,11 +329,12 @@ static int take(struct cp_engine *e, const struct record *r, const char *key, co
         return 0;
     }
     *id_out = xstrdup(r->id);
+    *box_out = steal_pointer(&box);
     return 1;
 }
 
 int cp_warm_pool_claim(struct cp_engine *e, const char *pool, const char *key, const char *name,
-                       char **id_out, char **was_out, cp_error_t *err)
+                       char **id_out, char **was_out, json_object **box_out, cp_error_t *err)
 {
     cleanup_free char *dir = NULL;
     if (pool_dir(&dir, err) < 0)
@@ -352,7 +353,7 @@ int cp_warm_pool_claim(struct cp_engine *e, const char *pool, const char *key, c
     for (size_t i = 0; i < n; i++) {
         cleanup_free char *path = record_path(dir, pool, r[i].name);
         unlink(path); /* taken or gone: either way not ready any more */
-        int got = take(e, &r[i], key, name, id_out, err);
+        int got = take(e, &r[i], key, name, id_out, box_out, err);
         if (got < 0)
             return cp_error_code(err);
         if (got > 0) {

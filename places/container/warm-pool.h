@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include <json-c/json.h>
+
 #include "places/container/engine.h"
 
 /* The most boxes one key keeps ready: a script's loop of 8 runs finds each one ready (Docker's
@@ -33,11 +35,11 @@ char *cp_warm_pool_name(const char *socket, const char *key);
 
 /* Takes the oldest ready box of the pool that still has the key, renaming it to name (ours, so a
  * crash's leftover is told by its owner): 1 with *id_out and *was_out (the name it was made
- * under), 0 when none is ready. Notes the run in the pool's pace either way (1 box at a slow
- * pace, up to CP_WARM_POOL_MAX when runs come back to back). Claims are serialised per person:
- * the engine's rename is no compare-and-swap. */
+ * under) and *box_out (its inspect, read back), 0 when none is ready. Notes the run in the pool's
+ * pace either way (1 box at a slow pace, up to CP_WARM_POOL_MAX when runs come back to back).
+ * Claims are serialised per person: the engine's rename is no compare-and-swap. */
 int cp_warm_pool_claim(struct cp_engine *e, const char *pool, const char *key, const char *name,
-                       char **id_out, char **was_out, cp_error_t *err);
+                       char **id_out, char **was_out, json_object **box_out, cp_error_t *err);
 
 /* Notes a run of the pool in its pace and says how many boxes it keeps ready (the claim does). */
 int cp_warm_pool_pace(const char *pool);

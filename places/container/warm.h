@@ -31,6 +31,7 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key);
 
 /* The box was made with the run's user and folder; only the command is handed over. */
 struct cp_warm_exec {
+    json_object *box; /* its inspect as the claim read it (NULL: read now) */
     char *const *argv;
     bool interactive;
     int stop_fd;
