@@ -11,7 +11,10 @@
  * namespace file (its SandboxKey), because Podman ties a container:ID box to the holder: it
  * refuses to remove the holder while any such box exists, even an exited one, and starts the
  * holder again to start such a box. The file goes when the holder stops, so a box made for a
- * holder that is gone fails to start; it never joins another namespace.
+ * holder that is gone fails to start; it never joins another namespace. The holder joins the
+ * sidecar's PID namespace the same way on Podman (ns:/proc/PID/ns/pid, the number checked to be
+ * the sidecar's first process): by container:ID Podman could not remove an idle sidecar as it
+ * left, with its holder still there.
  *
  * Why it keeps the seal: the namespace is made as a sealed box's was (the internal network, no
  * resolver, no IPv6), and nothing runs in it but boxes of one folder, seal and allow-list: one
@@ -20,8 +23,8 @@
  *
  * Why it leaves with its sidecar: it runs in the sidecar's PID namespace, so the kernel ends it
  * when the sidecar's proxy exits (idle, replaced or cleaned) and Docker then removes it. A box
- * still running keeps the namespace it joined. Podman removes a sidecar only after its holder
- * (the holder runs in its PID namespace), so the holder is removed first wherever a sidecar is. */
+ * still running keeps the namespace it joined. The holder is removed first wherever a sidecar
+ * is (it would leave with it anyway). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -93,8 +96,7 @@ static json_object *hold_host_config(const struct cp_sidecar *s)
     json_object_object_add(h, "NetworkMode", json_object_new_string(s->name));
     json_object_object_add(h, "Dns", strv_json((char *[]){s->ip, NULL}));
     json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
-    cleanup_free char *pid = xasprintf("container:%s", s->id);
-    json_object_object_add(h, "PidMode", json_object_new_string(pid));
+    json_object_object_add(h, "PidMode", json_object_new_string(s->pid_mode));
     json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
     json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
     json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
@@ -139,9 +141,9 @@ static int find_holder(struct cp_engine *e, const char *name, struct cp_sidecar 
     json_object_object_get_ex(state, "Running", &running);
     json_object_object_get_ex(c, "HostConfig", &host);
     const char *id = cp_json_str(c, "Id"), *pid = cp_json_str(host, "PidMode");
-    cleanup_free char *want = xasprintf("container:%s", s->id);
     cleanup_free char *join = cp_sidecar_join_mode(e, c);
-    if (json_object_get_boolean(running) && pid != NULL && strcmp(pid, want) == 0 && join != NULL) {
+    if (json_object_get_boolean(running) && pid != NULL && strcmp(pid, s->pid_mode) == 0 &&
+        join != NULL) {
         s->holder = xstrdup(id);
         s->join = steal_pointer(&join);
         return 1;

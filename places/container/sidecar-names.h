@@ -54,8 +54,8 @@ char *cp_sidecar_holder_name(const char *sidecar);
 /* The network mode that joins the holder inspected as c (container:ID on Docker, ns:PATH on
  * Podman: sidecar-hold.c's opening), or NULL; the caller's. */
 char *cp_sidecar_join_mode(const struct cp_engine *e, json_object *c);
-/* Removes the sidecar's holder where it is ours (a box of that name that is not, stays).
- * Before the sidecar: Podman removes no box another runs in the PID namespace of. */
+/* Removes the sidecar's holder where it is ours (a box of that name that is not, stays),
+ * before the sidecar. */
 void cp_sidecar_holder_remove(struct cp_engine *e, const char *sidecar);
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "places/container/box-pidfd.h"
 #include "places/container/box.h"
 #include "places/container/egress-image.h"
 #include "places/container/seal-probe.h"
@@ -33,6 +34,7 @@ void cp_sidecar_dispose(struct cp_sidecar *s)
     free(s->ip);
     free(s->holder);
     free(s->join);
+    free(s->pid_mode);
     cp_free_secret(s->secret);
     memset(s, 0, sizeof(*s));
 }
@@ -174,6 +176,20 @@ static char *env_value(json_object *config, const char *key)
     return NULL;
 }
 
+/* How a holder joins the sidecar's PID namespace (sidecar-hold.c's opening). Podman's is by its
+ * first process's number, which must be the sidecar's own (its cgroup names it). */
+static char *pid_mode(const struct cp_engine *e, json_object *c)
+{
+    if (strcmp(e->kind, "podman") != 0)
+        return xasprintf("container:%s", cp_json_str(c, "Id"));
+    json_object *state = NULL;
+    json_object_object_get_ex(c, "State", &state);
+    cleanup_close int pidfd = cp_box_pidfd_of(c);
+    if (pidfd < 0)
+        return NULL;
+    return xasprintf("ns:/proc/%lld/ns/pid", (long long)cp_json_int(state, "Pid", 0));
+}
+
 /* Fills out from a running sidecar: 1 when it runs and is usable, 0 when absent (a stopped one
  * is removed first), or an error. */
 static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar *out,
@@ -202,6 +218,7 @@ static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar
     }
     out->name = xstrdup(name);
     out->id = xstrdup(id);
+    out->pid_mode = pid_mode(e, c);
     out->ip = xstrdup(ip);
     out->secret = steal_pointer(&secret);
     return 1;
@@ -235,7 +252,7 @@ static bool rootless_podman(struct cp_engine *e)
 static int hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
                 struct cp_sidecar *s, cp_error_t *err)
 {
-    if (!cp_sidecar_hold_wanted() || rootless_podman(e))
+    if (!cp_sidecar_hold_wanted() || s->pid_mode == NULL || rootless_podman(e))
         return 0;
     cleanup_error cp_error_t herr = NULL;
     if (cp_sidecar_hold(e, image, n, s, &herr) < 0) {

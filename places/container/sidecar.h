@@ -29,14 +29,16 @@
  * CONCH_EGRESS_IDLE        the sidecar's idle seconds before it leaves (default 900). */
 
 struct cp_sidecar {
-    char *name;   /* the sidecar's name, which is also its internal network's */
-    char *id;     /* the sidecar's id */
-    char *ip;     /* its address on the internal network */
-    char *secret; /* read back from its own environment, never stored elsewhere */
-    char *holder; /* the id of the box whose network namespace sealed boxes join
-                   * (sidecar-hold.c); NULL: they join the internal network itself */
-    char *join;   /* ... and the network mode that joins it: container:ID on Docker,
-                   * ns:PATH on Podman */
+    char *name;     /* the sidecar's name, which is also its internal network's */
+    char *id;       /* the sidecar's id */
+    char *ip;       /* its address on the internal network */
+    char *secret;   /* read back from its own environment, never stored elsewhere */
+    char *holder;   /* the id of the box whose network namespace sealed boxes join
+                     * (sidecar-hold.c); NULL: they join the internal network itself */
+    char *join;     /* ... and the network mode that joins it: container:ID on Docker,
+                     * ns:PATH on Podman */
+    char *pid_mode; /* how the holder joins the sidecar's PID namespace: container:ID on
+                     * Docker, ns:/proc/PID/ns/pid on Podman (sidecar-hold.c); NULL: no holder */
 };
 
 /* What the sidecar signs with and trusts: its CA (certificate and key, PEM), the CA's
