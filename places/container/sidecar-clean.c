@@ -44,6 +44,16 @@ static char *network_mode(struct cp_engine *e, json_object *c)
     return mode_of(box);
 }
 
+/* Whether a box may still use a namespace it joined: one that ended, or is being removed (the
+ * work after its run removes it while clean looks), does not; one made and not yet started
+ * will. */
+static bool may_use(json_object *c)
+{
+    const char *state = cp_json_str(c, "State");
+    return state == NULL || (strcmp(state, "exited") != 0 && strcmp(state, "dead") != 0 &&
+                             strcmp(state, "removing") != 0);
+}
+
 /* Whether any conch box joined the holder's namespace: such a box is on no network's list. */
 static int holder_in_use(struct cp_engine *e, const char *holder_id, bool *out, cp_error_t *err)
 {
@@ -59,7 +69,10 @@ static int holder_in_use(struct cp_engine *e, const char *holder_id, bool *out, 
         return cp_error_code(err);
     for (size_t i = 0;
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
-        cleanup_free char *m = network_mode(e, json_object_array_get_idx(list, i));
+        json_object *c = json_object_array_get_idx(list, i);
+        if (!may_use(c))
+            continue;
+        cleanup_free char *m = network_mode(e, c);
         if (m != NULL && strcmp(m, mode) == 0)
             *out = true;
     }
