@@ -84,12 +84,13 @@ static int pool_dir(char **out, cp_error_t *err)
     return 0;
 }
 
-static int lock_file(const char *path, cp_error_t *err)
+/* The file at path, opened and locked (how: flock's LOCK_EX, with LOCK_NB not to wait). */
+static int lock_file(const char *path, int how, cp_error_t *err)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
-    if (flock(fd, LOCK_EX) < 0) {
+    if (flock(fd, how) < 0) {
         int e = errno;
         close(fd);
         return cp_error_make(err, CP_ERR_FAILED, e, "cannot lock %s", path);
@@ -103,15 +104,7 @@ int cp_warm_pool_lock(const char *pool, cp_error_t *err)
     if (pool_dir(&dir, err) < 0)
         return cp_error_code(err);
     cleanup_free char *path = xasprintf("%s/%s.lock", dir, pool);
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        int e = errno;
-        close(fd);
-        return cp_error_make(err, CP_ERR_FAILED, e, "cannot lock %s", path);
-    }
-    return fd;
+    return lock_file(path, LOCK_EX | LOCK_NB, err);
 }
 
 /* The record file's name for a box: POOL.NAME. */
@@ -344,7 +337,7 @@ int cp_warm_pool_claim(struct cp_engine *e, const char *pool, const char *key, c
     if (cp_workplaces_dir(&wp, err) < 0)
         return cp_error_code(err);
     cleanup_free char *lock_path = xasprintf("%s/warm.lock", wp);
-    cleanup_close int lock = lock_file(lock_path, err);
+    cleanup_close int lock = lock_file(lock_path, LOCK_EX, err);
     if (lock < 0)
         return cp_error_code(err);
     (void)cp_warm_pool_pace(pool);
@@ -372,7 +365,7 @@ static int open_used(const char *pool, cp_error_t *err)
     if (pool_dir(&dir, err) < 0)
         return cp_error_code(err);
     cleanup_free char *path = xasprintf("%s/%s.used", dir, pool);
-    return lock_file(path, err);
+    return lock_file(path, LOCK_EX, err);
 }
 
 static bool plain_word(const char *s)

@@ -47,9 +47,9 @@ int cp_warm_pool_pace(const char *pool);
 int cp_warm_pool_want(const char *pool);
 
 /* Behind a run: the pool's refill lock, not waited for (held: another run's work is making
- * its boxes, and tops it up to the size it read, so runs back to back do not each make
- * boxes over the pool's size); then how many of its boxes are ready; then a box made and
- * started is recorded. */
+ * its boxes, and tops the pool up to the size its pace asks for, so runs back to back do not
+ * each make boxes over it); then how many of its boxes are ready; then a box made and started
+ * is recorded. */
 int cp_warm_pool_lock(const char *pool, cp_error_t *err);
 int cp_warm_pool_ready(const char *pool);
 int cp_warm_pool_add(const char *pool, const char *name, const char *id, cp_error_t *err);
@@ -64,8 +64,9 @@ struct cp_warm_used {
     char layer[128]; /* "" for none */
 };
 /* The maker's end: the used boxes handed over since it last looked, at most max, the list
- * emptied. Where there were none, it gives up *refill_lock (-1 then) under the list's lock, so
- * that no box is handed to a maker that has left. */
+ * emptied (lines past max are left to the sweep of boxes whose runs have gone). Where there were
+ * none, it gives up *refill_lock (-1 then) under the list's lock, so that no box is handed to a
+ * maker that has left. */
 int cp_warm_pool_take_used(const char *pool, int *refill_lock, struct cp_warm_used *out,
                            size_t max);
 
