@@ -32,26 +32,41 @@ static char *mode_of(json_object *c)
     return m != NULL ? xstrdup(m) : NULL;
 }
 
-static char *network_mode(struct cp_engine *e, json_object *c)
+/* *out: the box's network mode, NULL when it is gone (removed while clean looks). A box that
+ * cannot be read is an error: the caller takes it as using the holder, never as not. */
+static int network_mode(struct cp_engine *e, json_object *c, char **out)
 {
-    if (json_object_object_get_ex(c, "HostConfig", NULL))
-        return mode_of(c);
-    cleanup_free char *path = xasprintf("/containers/%s/json", cp_json_str(c, "Id"));
+    *out = NULL;
+    if (json_object_object_get_ex(c, "HostConfig", NULL)) {
+        *out = mode_of(c);
+        return 0;
+    }
+    const char *id = cp_json_str(c, "Id");
+    if (id == NULL)
+        return -1;
+    cleanup_free char *path = xasprintf("/containers/%s/json", id);
     cleanup_json json_object *box = NULL;
     cleanup_error cp_error_t err = NULL;
-    if (cp_json_str(c, "Id") == NULL || cp_engine_call(e, "GET", path, NULL, &box, &err) < 0)
-        return NULL;
-    return mode_of(box);
+    long status = 0;
+    if (cp_engine_call_status(e, "GET", path, NULL, &status, &box, &err) < 0 ||
+        (status != 200 && status != 404))
+        return -1;
+    *out = status == 200 ? mode_of(box) : NULL;
+    return 0;
 }
 
 /* Whether a box may still use a namespace it joined: one that ended, or is being removed (the
  * work after its run removes it while clean looks), does not; one made and not yet started
- * will. */
+ * will. Podman says "stopping" and "stopped" before its cleanup makes a box "exited" (later on
+ * a busy machine). */
 static bool may_use(json_object *c)
 {
+    static const char *const ended[] = {"exited", "dead", "removing", "stopping", "stopped"};
     const char *state = cp_json_str(c, "State");
-    return state == NULL || (strcmp(state, "exited") != 0 && strcmp(state, "dead") != 0 &&
-                             strcmp(state, "removing") != 0);
+    for (size_t i = 0; state != NULL && i < sizeof ended / sizeof *ended; i++)
+        if (strcmp(state, ended[i]) == 0)
+            return false;
+    return true;
 }
 
 /* Whether any conch box joined the holder's namespace: such a box is on no network's list. */
@@ -72,8 +87,8 @@ static int holder_in_use(struct cp_engine *e, const char *holder_id, bool *out, 
         json_object *c = json_object_array_get_idx(list, i);
         if (!may_use(c))
             continue;
-        cleanup_free char *m = network_mode(e, c);
-        if (m != NULL && strcmp(m, mode) == 0)
+        cleanup_free char *m = NULL;
+        if (network_mode(e, c, &m) < 0 || (m != NULL && strcmp(m, mode) == 0))
             *out = true;
     }
     return 0;
