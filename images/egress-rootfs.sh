@@ -14,7 +14,12 @@ mkdir -p "$root/etc" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/run
 cp "$bin" "$root/conch-place"
 chmod 0755 "$root/conch-place"
 # "libfoo.so.1 => /lib/x86_64-linux-gnu/libfoo.so.1 (0x...)" and the loader's own line.
-ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u |
+# libcurl is not among them: conch-place loads it on first use (src/base/lazy-load.h), and the
+# sidecar does when it reads an upstream proxy's address; it comes with what it needs.
+curl=$(PATH="$PATH:/usr/sbin:/sbin" ldconfig -p | awk '$1 == "libcurl.so.4" && $NF ~ /^\// { print $NF; exit }')
+[ -n "$curl" ] || { echo "egress-rootfs: libcurl.so.4 is not installed (apt-get install libcurl4)" >&2; exit 1; }
+{ ldd "$bin"; echo "libcurl.so.4 => $curl (0)"; ldd "$curl"; } |
+    awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u |
     while read -r lib; do
         mkdir -p "$root$(dirname "$lib")"
         cp -L "$lib" "$root$lib"

@@ -37,6 +37,11 @@ tests_unit_test_warm_end_SOURCES = tests/unit/test_warm_end.c
 tests_unit_test_warm_end_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_warm_end_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_warm_end
+check_PROGRAMS += tests/unit/test_http_unix
+tests_unit_test_http_unix_SOURCES = tests/unit/test_http_unix.c
+tests_unit_test_http_unix_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_http_unix_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_http_unix
 check_PROGRAMS += tests/unit/test_warm_pool
 tests_unit_test_warm_pool_SOURCES = tests/unit/test_warm_pool.c
 tests_unit_test_warm_pool_CFLAGS = $(TEST_CFLAGS)
@@ -66,6 +71,19 @@ tests_fuzz_replay_demux_SOURCES = tests/fuzz/fuzz_demux.c tests/fuzz/replay.c
 tests_fuzz_replay_demux_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/demux\"
 tests_fuzz_replay_demux_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_demux
+
+# The engines' answers as the HTTP client over their unix socket reads them.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_engine_answer
+tests_fuzz_fuzz_engine_answer_SOURCES = tests/fuzz/fuzz_engine_answer.c
+tests_fuzz_fuzz_engine_answer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_engine_answer_LDADD = libconch.la $(LIB_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/replay_engine_answer
+tests_fuzz_replay_engine_answer_SOURCES = tests/fuzz/fuzz_engine_answer.c tests/fuzz/replay.c
+tests_fuzz_replay_engine_answer_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/engine_answer\"
+tests_fuzz_replay_engine_answer_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_engine_answer
 
 # The allow-list: its settings readers (fuzzed, corpus replayed), the list, the proxy variables.
 if ENABLE_FUZZERS

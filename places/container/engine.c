@@ -34,13 +34,23 @@ void cp_cleanup_enginep(struct cp_engine **e)
     cp_engine_free(*e);
 }
 
+/* As curl_easy_escape: every byte but RFC 3986's unreserved ones as %XX. Here, so that a
+ * container run does not load libcurl for it (src/base/lazy-load.h). */
 char *cp_engine_escape(const char *s)
 {
-    char *esc = curl_easy_escape(NULL, s, 0);
-    if (esc == NULL)
-        abort();
-    char *out = xstrdup(esc);
-    curl_free(esc);
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = xmalloc(strlen(s) * 3 + 1), *o = out;
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~", *p) != NULL) {
+            *o++ = (char)*p;
+            continue;
+        }
+        *o++ = '%';
+        *o++ = hex[*p >> 4];
+        *o++ = hex[*p & 15];
+    }
+    *o = '\0';
     return out;
 }
 

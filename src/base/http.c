@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "src/base/http.h"
+#include "src/base/http-unix.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 
@@ -159,6 +160,8 @@ static void set_transport(CURL *c, const struct cp_http_req *req, char *errbuf)
 int cp_http_perform(CURL **handle, const struct cp_http_req *req, struct cp_http_resp *out,
                     cp_error_t *err)
 {
+    if (req->unix_socket != NULL)
+        return cp_http_unix_perform(req, out, err);
     if (*handle == NULL && (*handle = curl_easy_init()) == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot start libcurl");
     CURL *c = *handle;
