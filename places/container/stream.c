@@ -427,8 +427,7 @@ int cp_stream_pump(int fd, struct cp_demux *d, struct cp_buf *early, int stdin_f
         return errno == EINTR
                    ? cp_error_make(err, CP_ERR_INTERRUPTED, 0, "interrupted")
                    : cp_error_make(err, CP_ERR_FAILED, errno, "cannot write the command's output");
-    struct relay *r = xcalloc(1, sizeof(*r));
-    cleanup_free struct relay *hold = r;
+    cleanup_free struct relay *r = xcalloc(1, sizeof(*r));
     r->in_fd = stdin_fd;
     r->sock = fd;
     r->closed = stdin_fd < 0;

@@ -1,4 +1,5 @@
-/* One libcurl request at a time: explicit Content-Type, no Expect, no redirects, bounded bodies. */
+/* One request at a time: over a unix socket by http-unix.c, else through libcurl; explicit
+ * Content-Type, no Expect, no redirects, bounded bodies. */
 #include "config.h"
 
 #include <strings.h>

@@ -1,4 +1,5 @@
-/* HTTP through libcurl: over a unix socket (the engines) or HTTPS (Daytona), bodies bounded. */
+/* HTTP, bodies bounded: over a unix socket (the engines) through http-unix.c, HTTPS (Daytona)
+ * through libcurl, which is loaded then (lazy-load.h). */
 #ifndef CONCH_HTTP_H
 #define CONCH_HTTP_H
 
