@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "places/container/engine.h"
 #include "src/base/http.h"
+#include "src/base/http-unix.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
@@ -19,12 +21,74 @@
 #define CLIENT_MIN_MINOR 25
 #define REPLY_MAX        (8 * 1024 * 1024)
 
+/* libpod's own routes are versioned apart from the Docker API's, on the same socket. */
+#define LIBPOD_API "4.0.0"
+
+static void drop_ahead(struct cp_engine *e)
+{
+    for (size_t i = 0; i < e->n_ahead; i++) {
+        close(e->ahead[i].fd);
+        free(e->ahead[i].url);
+    }
+    e->n_ahead = 0;
+}
+
+/* The connection of a GET of url sent ahead, now the caller's; -1 when none was. */
+static int take_ahead(struct cp_engine *e, const char *url)
+{
+    for (size_t i = 0; i < e->n_ahead; i++) {
+        if (strcmp(e->ahead[i].url, url) != 0)
+            continue;
+        int fd = e->ahead[i].fd;
+        free(e->ahead[i].url);
+        e->ahead[i] = e->ahead[--e->n_ahead];
+        return fd;
+    }
+    return -1;
+}
+
+static struct cp_http_req engine_req(const struct cp_engine *e, const char *method, const char *url,
+                                     const char *text)
+{
+    return (struct cp_http_req){.method = method,
+                                .url = url,
+                                .unix_socket = e->socket,
+                                .content_type = text != NULL ? "application/json" : NULL,
+                                .body = text,
+                                .body_len = text != NULL ? strlen(text) : 0,
+                                .max_body = REPLY_MAX,
+                                .timeout_ms = e->timeout_ms,
+                                .signal_grace_ms = e->signal_grace_ms};
+}
+
+void cp_engine_prefetch(struct cp_engine *e, const char *path, bool libpod)
+{
+    if (e->n_ahead == CP_ENGINE_AHEAD_MAX)
+        return;
+    cleanup_free char *url =
+        xasprintf("http://localhost/v%s%s", libpod ? LIBPOD_API : e->version, path);
+    struct cp_http_req req = engine_req(e, "GET", url, NULL);
+    cleanup_error cp_error_t err = NULL;
+    int fd = -1;
+    if (cp_http_unix_send(&req, &fd, &err) < 0) {
+        cp_debug("not sent ahead: %s", err->msg);
+        return;
+    }
+    e->ahead[e->n_ahead++] = (struct cp_engine_ahead){.url = steal_pointer(&url), .fd = fd};
+}
+
+void cp_engine_prefetch_drop(struct cp_engine *e)
+{
+    drop_ahead(e);
+}
+
 void cp_engine_free(struct cp_engine *e)
 {
     if (e == NULL)
         return;
     if (e->curl != NULL)
         curl_easy_cleanup(e->curl);
+    drop_ahead(e);
     free(e->socket);
     free(e);
 }
@@ -53,9 +117,6 @@ char *cp_engine_escape(const char *s)
     *o = '\0';
     return out;
 }
-
-/* libpod's own routes are versioned apart from the Docker API's, on the same socket. */
-#define LIBPOD_API "4.0.0"
 
 static int parse_version(const char *v, int *minor)
 {
@@ -151,15 +212,17 @@ static int perform(struct cp_engine *e, const char *method, const char *path, js
 {
     cleanup_free char *url = xasprintf("http://localhost/v%s%s", e->version, path);
     const char *text = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
-    struct cp_http_req req = {.method = method,
-                              .url = url,
-                              .unix_socket = e->socket,
-                              .content_type = body ? "application/json" : NULL,
-                              .body = text,
-                              .body_len = text ? strlen(text) : 0,
-                              .max_body = REPLY_MAX,
-                              .timeout_ms = e->timeout_ms,
-                              .signal_grace_ms = e->signal_grace_ms};
+    struct cp_http_req req = engine_req(e, method, url, text);
+    int fd = strcmp(method, "GET") == 0 ? take_ahead(e, url) : -1;
+    if (strcmp(method, "GET") != 0)
+        drop_ahead(e);
+    if (fd >= 0) {
+        cleanup_error cp_error_t ahead_err = NULL;
+        if (cp_http_unix_receive(fd, &req, resp, &ahead_err) == 0)
+            return 0;
+        cp_debug("the answer sent ahead: %s; asking again", ahead_err->msg);
+        cp_http_resp_dispose(resp);
+    }
     if (cp_http_perform(&e->curl, &req, resp, err) < 0)
         return cp_error_wrap(err, "engine on %s", e->socket);
     return 0;

@@ -11,6 +11,8 @@
 #include "places/container/container.h"
 #include "src/base/error.h"
 
+#define CP_ENGINE_AHEAD_MAX 8
+
 struct cp_engine {
     char *socket;     /* the unix socket that answered */
     const char *kind; /* "docker" or "podman", as the engine says of itself */
@@ -26,7 +28,22 @@ struct cp_engine {
      * there, while its inspect still shows them): "pids, memory, CPUs", or empty. */
     char limits_unsupported[32];
     bool started; /* conch-place started this engine's service (engine-start.c) */
+    /* GETs sent ahead (cp_engine_prefetch): their URL and the connection their answer comes
+     * on. */
+    struct cp_engine_ahead {
+        char *url;
+        int fd;
+    } ahead[CP_ENGINE_AHEAD_MAX];
+    size_t n_ahead;
 };
+
+/* Sends GET path (libpod: one of libpod's own routes) now, on a connection of its own, so that
+ * several answers are made at once: the call of the same GET that comes next takes its answer.
+ * Any other method drops what was sent ahead, so no answer read is older than our own last
+ * change. A failure here is no failure: the call asks again. */
+void cp_engine_prefetch(struct cp_engine *e, const char *path, bool libpod);
+/* Drops what was sent ahead and not taken, at the end of the step that sent it. */
+void cp_engine_prefetch_drop(struct cp_engine *e);
 
 /* Every engine that answers, in that order; a NULL-terminated vector, the caller's. */
 int cp_engine_connect_all(const char *want, struct cp_engine ***out, cp_error_t *err);

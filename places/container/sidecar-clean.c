@@ -37,7 +37,11 @@ static char *mode_of(json_object *c)
 static int network_mode(struct cp_engine *e, json_object *c, char **out)
 {
     *out = NULL;
-    if (json_object_object_get_ex(c, "HostConfig", NULL)) {
+    /* Podman's list has "HostConfig": null, or an object without the mode: only a mode
+     * given is taken from the list. */
+    json_object *host = NULL;
+    json_object_object_get_ex(c, "HostConfig", &host);
+    if (cp_json_str(host, "NetworkMode") != NULL) {
         *out = mode_of(c);
         return 0;
     }

@@ -288,17 +288,51 @@ int cp_sidecar_lock(const char *name, cp_error_t *err)
     return fd;
 }
 
+/* What the steps below read first, asked for at once under the folder's lock: each takes
+ * 1-12 ms of the engine (Podman), ~25 ms one after another. Where a step changes something,
+ * the rest is asked again (engine.h). */
+static void ask_ahead(struct cp_engine *e, const char *image, const char *name)
+{
+    cleanup_free char *esc = cp_engine_escape(image);
+    cleanup_free char *img = xasprintf("/images/%s/json", esc);
+    cleanup_free char *box = xasprintf("/containers/%s/json", name);
+    cleanup_free char *holder = xasprintf("/containers/%s-hold/json", name);
+    cleanup_free char *net = strcmp(e->kind, "podman") == 0
+                                 ? xasprintf("/libpod/networks/%s/json", name)
+                                 : xasprintf("/networks/%s", name);
+    cp_engine_prefetch(e, img, false);
+    cp_engine_prefetch(e, net, strcmp(e->kind, "podman") == 0);
+    cp_engine_prefetch(e, box, false);
+    if (cp_sidecar_hold_wanted() && !rootless_podman(e))
+        cp_engine_prefetch(e, holder, false);
+}
+
+static void cleanup_ahead(struct cp_engine **e)
+{
+    cp_engine_prefetch_drop(*e);
+}
+
 int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, const char *workdir,
                       const struct cp_sidecar_trust *trust, struct cp_sidecar *out, cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
+    __attribute__((cleanup(cleanup_ahead))) struct cp_engine *ahead = e;
     cleanup_free char *image = NULL;
-    if (cp_egress_image_ensure(e, &image, err) < 0)
-        return cp_error_wrap(err, "the egress sidecar");
     cleanup_sidecar_names struct cp_sidecar_names n = {0};
+    /* The image's name is known here without the engine: the names, the lock, then the
+     * engine's answers all at once. */
+    if (cp_egress_image_name(&image, err) < 0)
+        return cp_error_wrap(err, "the egress sidecar");
     cp_sidecar_names_make(list, image, trust, workdir, &n);
     cleanup_close int lock = cp_sidecar_lock(n.name, err);
-    if (lock < 0 || cp_sidecar_network_ensure(e, &n, err) < 0)
+    if (lock < 0)
+        return cp_error_code(err);
+    ask_ahead(e, image, n.name);
+    free(image);
+    image = NULL;
+    if (cp_egress_image_ensure(e, &image, err) < 0)
+        return cp_error_wrap(err, "the egress sidecar");
+    if (cp_sidecar_network_ensure(e, &n, err) < 0)
         return cp_error_code(err);
     bool made = false;
     for (int tries = 0; tries < ENSURE_TRIES; tries++) {

@@ -89,9 +89,13 @@ static int connect_socket(struct conn *c, cp_error_t *err)
     if (c->fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "socket");
     /* A unix socket connects at once or not at all: EAGAIN is a full backlog. */
-    if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-        return cp_error_make(err, CP_ERR_UNREACHABLE, errno, "%s %s: cannot connect to %s",
+    if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        int e = errno;
+        close(c->fd);
+        c->fd = -1;
+        return cp_error_make(err, CP_ERR_UNREACHABLE, e, "%s %s: cannot connect to %s",
                              c->req->method, c->req->url, c->req->unix_socket);
+    }
     return 0;
 }
 
@@ -320,20 +324,35 @@ static int read_answer(const struct conn *c, struct cp_http_resp *out, cp_error_
     }
 }
 
+/* The request made, checked and sent on a new connection: c->fd. */
+static int send_on_new(struct conn *c, cp_error_t *err)
+{
+    cleanup_buf struct cp_buf head = {0};
+    if (build_head(c->req, &head, err) < 0 || connect_socket(c, err) < 0)
+        return cp_error_code(err);
+    return send_request(c, &head, err);
+}
+
+static void answer_init(const struct cp_http_req *req, struct cp_http_resp *out)
+{
+    cp_buf_init(&out->body, req->max_body);
+    cp_buf_init(&out->headers, HEAD_MAX);
+    out->status = 0;
+}
+
 int cp_http_unix_perform(const struct cp_http_req *req, struct cp_http_resp *out, cp_error_t *err)
 {
     __attribute__((cleanup(cleanup_conn))) struct conn c = {.fd = -1, .req = req, .deadline = -1};
     if (req->timeout_ms > 0)
         c.deadline = cp_now_ms() + req->timeout_ms;
-    cp_buf_init(&out->body, req->max_body);
-    cp_buf_init(&out->headers, HEAD_MAX);
-    out->status = 0;
-    cleanup_buf struct cp_buf head = {0};
-    if (build_head(req, &head, err) < 0 || connect_socket(&c, err) < 0)
-        return cp_error_code(err);
+    answer_init(req, out);
     cleanup_error cp_error_t sent = NULL;
+    int sent_rc = send_on_new(&c, &sent);
+    if (sent_rc < 0 && c.fd < 0) { /* nothing was sent: nothing to read */
+        *err = steal_pointer(&sent);
+        return cp_error_code(err);
+    }
     /* An engine that answers before it read all of a body (a refusal) closes; its words count. */
-    int sent_rc = send_request(&c, &head, &sent);
     if (read_answer(&c, out, err) < 0) {
         if (sent_rc < 0) {
             cp_error_free(err);
@@ -342,4 +361,28 @@ int cp_http_unix_perform(const struct cp_http_req *req, struct cp_http_resp *out
         return cp_error_code(err);
     }
     return 0;
+}
+
+int cp_http_unix_send(const struct cp_http_req *req, int *fd_out, cp_error_t *err)
+{
+    __attribute__((cleanup(cleanup_conn))) struct conn c = {.fd = -1, .req = req, .deadline = -1};
+    if (req->reader != NULL)
+        return cp_error_make(err, CP_ERR_USAGE, 0, "a streamed body is sent whole, not ahead");
+    if (req->timeout_ms > 0)
+        c.deadline = cp_now_ms() + req->timeout_ms;
+    if (send_on_new(&c, err) < 0)
+        return cp_error_code(err);
+    *fd_out = c.fd;
+    c.fd = -1;
+    return 0;
+}
+
+int cp_http_unix_receive(int fd, const struct cp_http_req *req, struct cp_http_resp *out,
+                         cp_error_t *err)
+{
+    __attribute__((cleanup(cleanup_conn))) struct conn c = {.fd = fd, .req = req, .deadline = -1};
+    if (req->timeout_ms > 0)
+        c.deadline = cp_now_ms() + req->timeout_ms;
+    answer_init(req, out);
+    return read_answer(&c, out, err);
 }

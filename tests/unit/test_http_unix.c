@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "places/container/engine.h"
 #include "src/base/http-unix.h"
 #include "src/base/util.h"
 
@@ -259,6 +261,83 @@ static void writer_takes_a_2xx_body(void **state)
     cp_buf_dispose(&kept);
 }
 
+/* A server for n connections, each answered "HTTP/1.1 200" with a body naming the request's
+ * line and its turn: "GET /v1.41/x #2". */
+static pid_t serve_many(int n)
+{
+    unlink(sock);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, sock, sizeof(sock));
+    assert_int_equal(bind(l, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(listen(l, 8), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5);
+        signal(SIGPIPE, SIG_IGN); /* an answer sent ahead and dropped finds its reader gone */
+        for (int turn = 1; turn <= n; turn++) {
+            int c = accept(l, NULL, NULL);
+            char req[4096] = "";
+            size_t got = 0;
+            while (got < sizeof(req) - 1 && strstr(req, "\r\n\r\n") == NULL) {
+                ssize_t r = read(c, req + got, sizeof(req) - 1 - got);
+                if (r <= 0)
+                    break;
+                got += (size_t)r;
+                req[got] = '\0';
+            }
+            char body[256], answer[512];
+            snprintf(body, sizeof(body), "%.*s #%d", (int)(strstr(req, " HTTP/") - req), req, turn);
+            snprintf(answer, sizeof(answer), "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+            (void)!write(c, answer, strlen(answer));
+            close(c);
+        }
+        _exit(0);
+    }
+    close(l);
+    return pid;
+}
+
+static char *get_text(struct cp_engine *e, const char *method, const char *path)
+{
+    long status = 0;
+    char *body = NULL;
+    size_t len = 0;
+    cp_error_t err = NULL;
+    if (strcmp(method, "GET") == 0)
+        assert_int_equal(cp_engine_get_bytes(e, path, &status, &body, &len, &err), 0);
+    else
+        assert_int_equal(cp_engine_call(e, method, path, NULL, NULL, &err), 0);
+    return body;
+}
+
+/* A GET sent ahead answers the next call of it; any other method drops it, so the GET after
+ * our own change is asked again. */
+static void sent_ahead_taken_until_a_change(void **state)
+{
+    (void)state;
+    pid_t pid = serve_many(4);
+    struct cp_engine e = {.socket = sock, .kind = "docker", .version = "1.41"};
+    cp_engine_prefetch(&e, "/a", false);
+    cp_engine_prefetch(&e, "/b", false);
+    char *b = get_text(&e, "GET", "/b"), *a = get_text(&e, "GET", "/a");
+    assert_string_equal(a, "GET /v1.41/a #1");
+    assert_string_equal(b, "GET /v1.41/b #2");
+    free(a), free(b);
+    cp_engine_prefetch(&e, "/a", false);               /* #3, then dropped */
+    free(get_text(&e, "POST", "/containers/x/start")); /* #4... */
+    assert_int_equal(e.n_ahead, 0);
+    free(e.curl);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    pid = serve_many(1);
+    char *again = get_text(&e, "GET", "/a");
+    assert_string_equal(again, "GET /v1.41/a #1");
+    free(again);
+    waitpid(pid, &st, 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -289,6 +368,7 @@ int main(void)
         cmocka_unit_test(upload_goes_in_chunks),
         cmocka_unit_test(no_line_break_in_a_header),
         cmocka_unit_test(writer_takes_a_2xx_body),
+        cmocka_unit_test(sent_ahead_taken_until_a_change),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
