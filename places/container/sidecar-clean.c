@@ -9,6 +9,7 @@
 #include "places/container/sidecar-names.h"
 #include "places/container/sidecar.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 static int list_json(struct cp_engine *e, const char *what, const char *filter, json_object **out,
@@ -92,9 +93,13 @@ static int holder_in_use(struct cp_engine *e, const char *holder_id, bool *out, 
         if (!may_use(c))
             continue;
         cleanup_free char *m = NULL;
-        if (network_mode(e, c, &m) < 0 || (m != NULL && strcmp(m, mode) == 0))
+        if (network_mode(e, c, &m) < 0 || (m != NULL && strcmp(m, mode) == 0)) {
+            cp_debug("clean: box %.12s keeps holder %.12s", cp_json_str(c, "Id"), holder_id);
             *out = true;
+        }
     }
+    if (!*out)
+        cp_debug("clean: no box in holder %.12s (%s)", holder_id, mode);
     return 0;
 }
 
