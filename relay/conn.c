@@ -132,9 +132,9 @@ static void release_slot(struct door *d, int slot)
 int cp_relay_runproc_start(struct cp_child *out)
 {
     static char *const argv[] = {"conch-place", "relay", "exec", NULL};
-    const struct cp_spawn_opts o = {.in = {CP_STDIO_PIPE},
-                                    .out = {CP_STDIO_PIPE},
-                                    .err = {CP_STDIO_PIPE},
+    const struct cp_spawn_opts o = {.in = {.how = CP_STDIO_PIPE},
+                                    .out = {.how = CP_STDIO_PIPE},
+                                    .err = {.how = CP_STDIO_PIPE},
                                     .file = "/proc/self/exe",
                                     .default_signals = true};
     cleanup_error cp_error_t err = NULL;

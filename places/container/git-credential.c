@@ -45,9 +45,9 @@ static int start(struct cp_child *git, cp_error_t *err)
         "fill", NULL};
     cleanup_strvec struct cp_strvec env = {0};
     cp_spawn_env(&env, dropped, added);
-    struct cp_spawn_opts opts = {.in = {CP_STDIO_PIPE},
-                                 .out = {CP_STDIO_PIPE},
-                                 .err = {CP_STDIO_NULL},
+    struct cp_spawn_opts opts = {.in = {.how = CP_STDIO_PIPE},
+                                 .out = {.how = CP_STDIO_PIPE},
+                                 .err = {.how = CP_STDIO_NULL},
                                  .path_search = true,
                                  .env = env.v,
                                  .cwd = "/",

@@ -62,9 +62,9 @@ static char *ask_npm(const char *npm)
     static const char *const drop[] = {"NPM_CONFIG_REGISTRY=", "npm_config_registry=", NULL};
     cleanup_strvec struct cp_strvec env = {0};
     cp_spawn_env(&env, drop, NULL);
-    struct cp_spawn_opts opts = {.in = {CP_STDIO_NULL},
-                                 .out = {CP_STDIO_PIPE},
-                                 .err = {CP_STDIO_NULL},
+    struct cp_spawn_opts opts = {.in = {.how = CP_STDIO_NULL},
+                                 .out = {.how = CP_STDIO_PIPE},
+                                 .err = {.how = CP_STDIO_NULL},
                                  .file = npm,
                                  .env = env.v,
                                  .stop_signal = SIGKILL};

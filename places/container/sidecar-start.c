@@ -316,7 +316,8 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
                       const struct cp_sidecar_trust *trust, struct cp_sidecar *out, cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
-    __attribute__((cleanup(cleanup_ahead))) struct cp_engine *ahead = e;
+    /* Not read: its cleanup drops what was asked ahead and not taken. */
+    __attribute__((cleanup(cleanup_ahead), unused)) struct cp_engine *ahead = e;
     cleanup_free char *image = NULL;
     cleanup_sidecar_names struct cp_sidecar_names n = {0};
     /* The image's name is known here without the engine: the names, the lock, then the
