@@ -105,20 +105,36 @@ bool cp_box_owner_alive(const char *name, json_object *labels)
     return cp_box_name_alive(name);
 }
 
+#define INSPECT_TRIES    5
+#define INSPECT_PAUSE_US 200000
+
 int cp_box_inspect_ours(struct cp_engine *e, const char *name, const char *label, json_object **out,
                         cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/containers/%s/json", name);
     cleanup_json json_object *c = NULL;
     long status = 0;
-    if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
-        return cp_error_code(err);
+    /* A box the engine is removing (an idle or killed sidecar's auto-remove) can answer 500 for
+     * a moment on Podman: asked again, it is gone. A 5xx says nothing of whose box it is. */
+    for (int tries = 0;; tries++) {
+        json_object_put(c);
+        c = NULL;
+        if (cp_engine_call_status(e, "GET", path, NULL, &status, &c, err) < 0)
+            return cp_error_code(err);
+        if (status < 500 || tries == INSPECT_TRIES)
+            break;
+        usleep(INSPECT_PAUSE_US);
+    }
     if (status == 404)
         return 0;
+    if (status != 200)
+        return cp_error_make(
+            err, CP_ERR_FAILED, 0, "the engine could not read box %s (HTTP %ld): %s", name, status,
+            cp_json_str(c, "message") ? cp_json_str(c, "message") : "no reason given");
     json_object *config = NULL, *labels = NULL;
     json_object_object_get_ex(c, "Config", &config);
     json_object_object_get_ex(config, "Labels", &labels);
-    if (status != 200 || cp_json_str(c, "Id") == NULL || cp_json_str(labels, label) == NULL) {
+    if (cp_json_str(c, "Id") == NULL || cp_json_str(labels, label) == NULL) {
         cp_error_make(err, CP_ERR_UNSAFE, 0, "a box named %s exists that conch-place did not make",
                       name);
         cp_error_hint(err,
