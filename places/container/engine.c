@@ -24,7 +24,7 @@
 /* libpod's own routes are versioned apart from the Docker API's, on the same socket. */
 #define LIBPOD_API "4.0.0"
 
-static void drop_ahead(struct cp_engine *e)
+void cp_engine_prefetch_drop(struct cp_engine *e)
 {
     for (size_t i = 0; i < e->n_ahead; i++) {
         close(e->ahead[i].fd);
@@ -77,18 +77,13 @@ void cp_engine_prefetch(struct cp_engine *e, const char *path, bool libpod)
     e->ahead[e->n_ahead++] = (struct cp_engine_ahead){.url = steal_pointer(&url), .fd = fd};
 }
 
-void cp_engine_prefetch_drop(struct cp_engine *e)
-{
-    drop_ahead(e);
-}
-
 void cp_engine_free(struct cp_engine *e)
 {
     if (e == NULL)
         return;
     if (e->curl != NULL)
         curl_easy_cleanup(e->curl);
-    drop_ahead(e);
+    cp_engine_prefetch_drop(e);
     free(e->socket);
     free(e);
 }
@@ -215,7 +210,7 @@ static int perform(struct cp_engine *e, const char *method, const char *path, js
     struct cp_http_req req = engine_req(e, method, url, text);
     int fd = strcmp(method, "GET") == 0 ? take_ahead(e, url) : -1;
     if (strcmp(method, "GET") != 0)
-        drop_ahead(e);
+        cp_engine_prefetch_drop(e);
     if (fd >= 0) {
         cleanup_error cp_error_t ahead_err = NULL;
         if (cp_http_unix_receive(fd, &req, resp, &ahead_err) == 0)

@@ -296,7 +296,8 @@ static void ask_ahead(struct cp_engine *e, const char *image, const char *name)
     cleanup_free char *esc = cp_engine_escape(image);
     cleanup_free char *img = xasprintf("/images/%s/json", esc);
     cleanup_free char *box = xasprintf("/containers/%s/json", name);
-    cleanup_free char *holder = xasprintf("/containers/%s-hold/json", name);
+    cleanup_free char *holder_name = cp_sidecar_holder_name(name);
+    cleanup_free char *holder = xasprintf("/containers/%s/json", holder_name);
     cleanup_free char *net = strcmp(e->kind, "podman") == 0
                                  ? xasprintf("/libpod/networks/%s/json", name)
                                  : xasprintf("/networks/%s", name);
