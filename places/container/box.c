@@ -318,3 +318,23 @@ int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err)
     return cp_error_make(err, CP_ERR_FAILED, 0, "the engine could not remove box %.12s (HTTP %ld)",
                          id, status);
 }
+
+#define GONE_TRIES    100
+#define GONE_PAUSE_US 100000
+
+int cp_box_remove_gone(struct cp_engine *e, const char *id, cp_error_t *err)
+{
+    if (cp_box_remove(e, id, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *path = xasprintf("/containers/%s/json", id);
+    for (int i = 0; i < GONE_TRIES; i++) {
+        long status = 0;
+        if (cp_engine_call_status(e, "GET", path, NULL, &status, NULL, err) < 0)
+            return cp_error_code(err);
+        if (status == 404)
+            return 0;
+        usleep(GONE_PAUSE_US);
+    }
+    return cp_error_make(err, CP_ERR_FAILED, 0, "box %.12s was still there 10 s after its removal",
+                         id);
+}

@@ -35,6 +35,9 @@ int cp_box_inspect_ours(struct cp_engine *e, const char *name, const char *label
                         cp_error_t *err);
 /* Kills and removes; a box already gone is not an error. */
 int cp_box_remove(struct cp_engine *e, const char *id, cp_error_t *err);
+/* cp_box_remove, then waits (at most 10 s) until the engine has let the box go: a removal
+ * another caller began answers at once (409), while the box still holds its name. */
+int cp_box_remove_gone(struct cp_engine *e, const char *id, cp_error_t *err);
 
 /* Whether the box's owner is still alive: the run named in the box's name
  * (conch-PID-START-RANDOM), on the host its labels name. */

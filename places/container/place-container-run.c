@@ -104,8 +104,10 @@ static int claim_layer(struct cp_container_state *s, const char *was, const char
         cp_held_set_state(&s->layer, "running", &err) == 0)
         return 0;
     cp_debug("warm box %s: %s", was, err->msg);
+    /* It holds the run's name now, which the fresh box is made with next. */
     cleanup_error cp_error_t rm_err = NULL;
-    (void)cp_box_remove(s->engine, id, &rm_err);
+    if (cp_box_remove_gone(s->engine, id, &rm_err) < 0)
+        cp_debug("warm box %s: %s", was, rm_err->msg);
     return -1;
 }
 

@@ -299,28 +299,34 @@ static bool box_fits(json_object *box, const char *key)
     return age >= 0 && age < CP_WARM_CLAIM_MAX;
 }
 
-/* Renames the recorded box to name and reads it back: 1 when it is the run's, 0 when it is gone
- * or not (then removed), or an error. */
+/* Reads the recorded box, and renames it to name only when it is the run's: 1 then, 0 when it is
+ * gone or not the run's (then removed), or an error. A box that is not taken never holds the
+ * run's name, which the run's fresh box is made with next (one rejected after its rename once
+ * kept the name while the engine removed it: the fresh box's create met 409). */
 static int take(struct cp_engine *e, const struct record *r, const char *key, const char *name,
                 char **id_out, json_object **box_out, cp_error_t *err)
 {
-    cleanup_free char *path = xasprintf("/containers/%s/rename?name=%s", r->id, name);
+    cleanup_free char *ipath = xasprintf("/containers/%s/json", r->id);
+    cleanup_json json_object *box = NULL;
     long status = 0;
+    if (cp_engine_call_status(e, "GET", ipath, NULL, &status, &box, err) < 0)
+        return cp_error_code(err);
+    if (status == 404)
+        return 0;
+    if (status != 200 || !box_fits(box, key)) {
+        cp_debug("warm box %s is not this run's: removed (HTTP %ld)", r->name, status);
+        cleanup_error cp_error_t rm = NULL;
+        (void)cp_box_remove(e, r->id, &rm);
+        return 0;
+    }
+    /* Claims are one at a time (warm.lock) and the record is gone: only the box's own end (its
+     * waiter's time) can come between, and then the rename fails or the attach finds it gone. */
+    cleanup_free char *path = xasprintf("/containers/%s/rename?name=%s", r->id, name);
     if (cp_engine_call_status(e, "POST", path, NULL, &status, NULL, err) < 0)
         return cp_error_code(err);
     if (status != 204 && status != 200)
         return 0;
     cp_debug("renamed");
-    cleanup_free char *ipath = xasprintf("/containers/%s/json", r->id);
-    cleanup_json json_object *box = NULL;
-    if (cp_engine_call(e, "GET", ipath, NULL, &box, err) < 0)
-        return cp_error_code(err);
-    if (!box_fits(box, key)) {
-        cp_debug("warm box %s is not this run's: removed", r->name);
-        cleanup_error cp_error_t rm = NULL;
-        (void)cp_box_remove(e, r->id, &rm);
-        return 0;
-    }
     *id_out = xstrdup(r->id);
     *box_out = steal_pointer(&box);
     return 1;
