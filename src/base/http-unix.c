@@ -23,9 +23,10 @@
 
 /* A request's head (its line and headers) is ours and small; an answer's headers are bounded by
  * resp.headers' maximum. */
-#define HEAD_MAX  (64 * 1024)
-#define CHUNK_MAX (64 * 1024)
-#define SLICE_MS  250
+#define HEAD_MAX   (64 * 1024)
+#define CHUNK_MAX  (64 * 1024)
+#define CHUNK_HEAD 16 /* "%lx\r\n" of a size up to CHUNK_MAX */
+#define SLICE_MS   250
 
 struct conn {
     int fd;
@@ -150,18 +151,19 @@ static int build_head(const struct cp_http_req *req, struct cp_buf *head, cp_err
 
 static int send_chunks(const struct conn *c, cp_error_t *err)
 {
-    cleanup_free char *buf = xmalloc(CHUNK_MAX + 16);
+    /* Room for the size line before the data and its line end after it. */
+    cleanup_free char *buf = xmalloc(CHUNK_HEAD + CHUNK_MAX + 2);
     for (;;) {
-        long got = c->req->reader(c->req->reader_ctx, buf + 16, CHUNK_MAX);
-        if (got < 0)
+        long got = c->req->reader(c->req->reader_ctx, buf + CHUNK_HEAD, CHUNK_MAX);
+        if (got < 0 || got > CHUNK_MAX)
             return cp_error_make(err, CP_ERR_FAILED, 0, "%s %s: the body could not be read",
                                  c->req->method, c->req->url);
         /* The size line right before the data, so that a chunk is one send. */
         char size[16];
         int n = snprintf(size, sizeof(size), "%lx\r\n", got);
-        memcpy(buf + 16 - n, size, (size_t)n);
-        memcpy(buf + 16 + got, "\r\n", 2);
-        if (send_all(c, buf + 16 - n, (size_t)n + (size_t)got + 2, err) < 0)
+        memcpy(buf + CHUNK_HEAD - n, size, (size_t)n);
+        memcpy(buf + CHUNK_HEAD + got, "\r\n", 2);
+        if (send_all(c, buf + CHUNK_HEAD - n, (size_t)n + (size_t)got + 2, err) < 0)
             return cp_error_code(err);
         if (got == 0)
             return 0;

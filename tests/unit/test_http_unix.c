@@ -37,7 +37,7 @@ static pid_t serve(const char *end, const char *answer)
     if (pid == 0) {
         alarm(5);
         int c = accept(l, NULL, NULL);
-        char req[8192];
+        static char req[1 << 18]; /* a whole chunk of an upload and more */
         size_t n = 0;
         while (n < sizeof(req) - 1) {
             ssize_t r = read(c, req + n, sizeof(req) - 1 - n);
@@ -66,8 +66,8 @@ static char *request_seen(pid_t pid)
     int st = 0;
     waitpid(pid, &st, 0);
     FILE *f = fopen(seen, "r");
-    char *buf = xcalloc(1, 8192);
-    (void)!fread(buf, 1, 8191, f);
+    char *buf = xcalloc(1, 1 << 18);
+    (void)!fread(buf, 1, (1 << 18) - 1, f);
     fclose(f);
     return buf;
 }
@@ -214,6 +214,37 @@ static void upload_goes_in_chunks(void **state)
                                 "Transfer-Encoding: chunked\r\n\r\n"
                                 "1\r\na\r\n1\r\nb\r\n1\r\nc\r\n0\r\n\r\n"));
     assert_null(strstr(got, "Content-Length"));
+    free(got);
+    cp_http_resp_dispose(&resp);
+}
+
+/* A piece as large as the reader is asked for: its size line before it and its line end after
+ * it fit in the buffer the chunk is sent from (a 2-byte overflow there once, seen by ASan). */
+static long one_full_piece(void *ctx, char *buf, size_t len)
+{
+    int *n = ctx;
+    if ((*n)++ > 0)
+        return 0;
+    memset(buf, 'x', len);
+    return (long)len;
+}
+
+static void full_chunk_sent_whole(void **state)
+{
+    (void)state;
+    pid_t pid = serve("0\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    struct cp_http_resp resp = {0};
+    cp_error_t err = NULL;
+    int n = 0;
+    struct cp_http_req req = {.method = "POST", .reader = one_full_piece, .reader_ctx = &n};
+    assert_int_equal(perform(&req, &resp, &err), 0);
+    char *got = request_seen(pid);
+    char *body = strstr(got, "\r\n\r\n");
+    assert_non_null(body);
+    body += 4;
+    assert_memory_equal(body, "10000\r\nxxxx", 11);
+    assert_int_equal(strspn(body + 7, "x"), 65536);
+    assert_string_equal(body + 7 + 65536, "\r\n0\r\n\r\n");
     free(got);
     cp_http_resp_dispose(&resp);
 }
@@ -366,6 +397,7 @@ int main(void)
         cmocka_unit_test(silent_engine_times_out),
         cmocka_unit_test(no_socket_unreachable),
         cmocka_unit_test(upload_goes_in_chunks),
+        cmocka_unit_test(full_chunk_sent_whole),
         cmocka_unit_test(no_line_break_in_a_header),
         cmocka_unit_test(writer_takes_a_2xx_body),
         cmocka_unit_test(sent_ahead_taken_until_a_change),
