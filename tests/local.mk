@@ -16,7 +16,7 @@ tests_fuzz_replay_settings_SOURCES = tests/fuzz/fuzz_settings.c tests/fuzz/repla
 tests_fuzz_replay_settings_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/settings\"
 tests_fuzz_replay_settings_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_settings
-EXTRA_DIST += tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/corpus tests/lib/wait.sh tests/lib/wait.py
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_settings
