@@ -31,6 +31,7 @@ const char *cp_egress_verdict_name(enum cp_egress_reason reason)
     case CP_EGRESS_UPSTREAM_HTTP:
     case CP_EGRESS_CLIENT_TLS:
     case CP_EGRESS_SIGNIN_REFUSED:
+    case CP_EGRESS_SIGNIN_UNCHECKED:
         return "failed";
     case CP_EGRESS_SIGNINS_TAKEN:
         return "allowed";

@@ -2,6 +2,7 @@
  * read the same way for requests and responses; what differs is which shapes are refused. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -193,8 +194,22 @@ static int request_header(const char *data, const struct header *h, const char *
     return 0;
 }
 
+/* RFC 9110 gives these no defined body: a host may answer one without reading what follows
+ * its head, and then reads those bytes as the next request ("CL.0"), one this proxy never
+ * judged. So a body on them is refused, never dropped: dropping would send the box's request
+ * changed, with no word why. */
+static bool takes_no_body(const char *data, struct cp_http1_span method)
+{
+    static const char *const names[] = {"GET", "HEAD", "OPTIONS", "DELETE", "TRACE"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (method.len == strlen(names[i]) &&
+            strncasecmp(data + method.off, names[i], method.len) == 0)
+            return true;
+    return false;
+}
+
 /* The framing the headers gave, once all are read. */
-static int request_framing(struct cp_http1_request *r, const struct seen *s,
+static int request_framing(const char *data, struct cp_http1_request *r, const struct seen *s,
                            enum cp_egress_reason *reason)
 {
     if (s->lengths > 0 && s->encodings > 0)
@@ -203,6 +218,10 @@ static int request_framing(struct cp_http1_request *r, const struct seen *s,
         return refuse(r, reason, CP_EGRESS_REQUEST, "Transfer-Encoding in HTTP/1.0");
     if (s->hosts == 0)
         return refuse(r, reason, CP_EGRESS_REQUEST, "no Host header");
+    if ((s->encodings > 0 || r->length > 0) && takes_no_body(data, r->method))
+        return refuse(r, reason, CP_EGRESS_REQUEST,
+                      "a body on a method that takes none (a host that does not read it would "
+                      "take it for the next request); send it with POST");
     r->body = s->encodings    ? CP_HTTP1_BODY_CHUNKED
               : r->length > 0 ? CP_HTTP1_BODY_LENGTH
                               : CP_HTTP1_BODY_NONE;
@@ -217,6 +236,10 @@ static int request_target(const char *data, struct cp_http1_request *r,
 {
     if (span_is(data, r->method, "CONNECT"))
         return refuse(r, reason, CP_EGRESS_REQUEST, "CONNECT inside a tunnel"), -1;
+    /* A fragment is never part of a request-target (RFC 9112 3.2): a host that cuts it would
+     * read another path than the one judged here. */
+    if (memchr(data + r->target.off, '#', r->target.len) != NULL)
+        return refuse(r, reason, CP_EGRESS_REQUEST, "a '#' in the target"), -1;
     bool star = r->target.len == 1 && data[r->target.off] == '*';
     if (data[r->target.off] != '/' && !(star && span_is(data, r->method, "OPTIONS")))
         return refuse(r, reason, CP_EGRESS_REQUEST, "an absolute-form or authority-form target"),
@@ -255,7 +278,7 @@ int cp_http1_parse_request(const char *data, size_t len, const char *host,
         if (request_header(data, &h, host, out, &s, reason) < 0)
             return 0;
     }
-    return request_framing(out, &s, reason);
+    return request_framing(data, out, &s, reason);
 }
 
 /* Whether the header line at line[0..) is named name: the name, then its colon. */
@@ -279,6 +302,18 @@ size_t cp_http1_drop_header(const char *data, size_t len, const char *name, char
         i += n;
     }
     return o;
+}
+
+char *cp_http1_set_header(const char *data, size_t len, const char *name, const char *value,
+                          size_t *len_out)
+{
+    size_t extra = strlen(name) + 2 + strlen(value) + 2;
+    char *out = xmalloc(len + extra + 1);
+    size_t n = cp_http1_drop_header(data, len, name, out) - 2; /* the empty line, again below */
+    n += (size_t)snprintf(out + n, extra + 1, "%s: %s\r\n", name, value);
+    memcpy(out + n, "\r\n", 2);
+    *len_out = n + 2;
+    return out;
 }
 
 /* ---- responses ---- */
@@ -322,6 +357,8 @@ static int response_header(const char *data, const struct header *h, struct cp_h
                      (h->value.len == 7 || data[v - 8] == ',' || data[v - 8] == ' ');
     } else if (span_is(data, h->name, "connection")) {
         r->close = r->close || lists(data, h->value, "close");
+    } else if (span_is(data, h->name, "content-encoding")) {
+        r->encoded = r->encoded || !span_is(data, h->value, "identity");
     }
     return 0;
 }
@@ -443,6 +480,11 @@ static int chunk_byte(struct cp_http1_chunked *c, char b)
     default:
         return -1;
     }
+}
+
+uint64_t cp_http1_chunked_data_left(const struct cp_http1_chunked *c)
+{
+    return c->state == CH_DATA ? c->left : 0;
 }
 
 ssize_t cp_http1_chunked_feed(struct cp_http1_chunked *c, const char *data, size_t len, bool *done)

@@ -59,12 +59,18 @@ int cp_http1_parse_request(const char *data, size_t len, const char *host,
  * request it signs in, so the box never chooses the credential that goes out. */
 size_t cp_http1_drop_header(const char *data, size_t len, const char *name, char *out);
 
+/* The head at data[0..len) with every header line named name taken out and "name: value" put
+ * in before the final empty line; heap, the caller's, its length in *len_out. */
+char *cp_http1_set_header(const char *data, size_t len, const char *name, const char *value,
+                          size_t *len_out);
+
 struct cp_http1_response {
     size_t head_len;
     int status;
     enum cp_http1_body body;
     uint64_t length;
-    bool close; /* Connection: close, HTTP/1.0, or a body read until the close */
+    bool close;   /* Connection: close, HTTP/1.0, or a body read until the close */
+    bool encoded; /* a Content-Encoding other than identity: the body is not its bytes */
 };
 
 /* Parses a response head to a request whose method was HEAD (head_request) or not. Returns 1
@@ -84,6 +90,10 @@ struct cp_http1_chunked {
     size_t line;     /* bytes of the current size or trailer line */
     bool last;       /* the size line was 0 */
 };
+
+/* How many of the next bytes are a chunk's data (0 while framing is read): a reader that needs
+ * the data alone takes that many, and feeds framing a byte at a time. */
+uint64_t cp_http1_chunked_data_left(const struct cp_http1_chunked *c);
 
 /* Consumes from data[0..len) what belongs to the body; returns that count (<= len), with
  * *done set when the body's last byte was among them; -1 when the framing is malformed. */

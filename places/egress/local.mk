@@ -23,6 +23,7 @@ libconch_la_SOURCES += \
 	places/egress/terminate.c places/egress/terminate.h places/egress/terminate-int.h \
 	places/egress/terminate-io.c places/egress/terminate-log.c places/egress/terminate-queue.c \
 	places/egress/terminate-request.c places/egress/terminate-response.c \
+	places/egress/terminate-scrub.c places/egress/scrub.c places/egress/scrub.h \
 	places/egress/tls.c places/egress/tls.h \
 	places/egress/upstream.c places/egress/upstream.h \
 	places/egress/verdict.c places/egress/verdict.h \
@@ -39,7 +40,10 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
-	tests/unit/test_egress_signins
+	tests/unit/test_egress_signins tests/unit/test_egress_scrub
+tests_unit_test_egress_scrub_SOURCES = tests/unit/test_egress_scrub.c
+tests_unit_test_egress_scrub_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_scrub_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
 tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
@@ -70,7 +74,7 @@ tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
-	tests/unit/test_egress_signins
+	tests/unit/test_egress_signins tests/unit/test_egress_scrub
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest

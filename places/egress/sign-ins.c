@@ -17,6 +17,7 @@
 #include "places/egress/http1.h"
 #include "places/egress/methods.h"
 #include "places/egress/sign-ins.h"
+#include "places/egress/scrub.h"
 #include "src/base/json.h"
 #include "src/base/util.h"
 
@@ -302,6 +303,9 @@ const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char 
     char path[CP_SIGNIN_PREFIX_MAX * 8 + 1];
     if (t == NULL || cp_egress_methods_path(target, path, sizeof(path)) < 0)
         return NULL;
+    /* Path parameters: some hosts read "/npm/..;/admin" as "/admin", outside the prefix. */
+    if (strchr(path, ';') != NULL)
+        return NULL;
     const struct cp_signin *best = NULL;
     for (size_t i = 0; i < t->n; i++) {
         const struct cp_signin *s = &t->v[i];
@@ -311,6 +315,21 @@ const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char 
             best = s;
     }
     return best;
+}
+
+bool cp_signins_host_listed(const struct cp_signins *t, const char *host)
+{
+    for (size_t i = 0; t != NULL && i < t->n; i++)
+        if (strcmp(t->v[i].host, host) == 0)
+            return true;
+    return false;
+}
+
+void cp_signins_scrub_host(const struct cp_signins *t, const char *host, struct cp_scrub *s)
+{
+    for (size_t i = 0; t != NULL && i < t->n; i++)
+        if (strcmp(t->v[i].host, host) == 0)
+            cp_scrub_add_authorization(s, t->v[i].authorization);
 }
 
 bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len)

@@ -53,9 +53,16 @@ void cp_signins_unref(struct cp_signins *t);
 
 /* The entry for a request to host (lower-case) with this request-target (origin-form, query
  * and all): host equal, the longest matching prefix; NULL when none, or when the path is one
- * the method table refuses. Borrowed from t. */
+ * the method table refuses or that holds a path parameter (";"). Borrowed from t. */
 const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char *host,
                                          const char *target);
+
+/* Whether the table has a sign-in for host (any prefix): every answer from that host is then
+ * scrubbed of them all (scrub.h), since a host may echo one request's headers in another's. */
+bool cp_signins_host_listed(const struct cp_signins *t, const char *host);
+/* Adds the forms of every sign-in for host to s. */
+struct cp_scrub;
+void cp_signins_scrub_host(const struct cp_signins *t, const char *host, struct cp_scrub *s);
 
 /* Whether a request may carry a sign-in: only one the read table allows, on a read or a write
  * host alike (sign-ins are for fetching; an upload never carries the person's credential).

@@ -4,10 +4,11 @@
  *
  * The files stand in layers, each calling only those below it: terminate-log.c (the decision
  * log's lines), terminate-queue.c (the requests awaiting answers) and terminate-io.c (TLS reads
- * and writes with deadlines, and the bodies' framing) at the bottom; terminate-request.c, the
- * box's side (a head read, judged, signed in or not, sent on), and terminate-response.c, the
- * host's side (each answer framed, in order); and terminate.c on top, which runs the worker (its
- * thread, both handshakes, the loop over the two directions, the linger after a refusal). */
+ * and writes with deadlines, and the bodies' framing) at the bottom; terminate-scrub.c (an
+ * answer's body searched for sign-ins as it streams) above them; terminate-request.c, the box's
+ * side (a head read, judged, signed in or not, sent on), and terminate-response.c, the host's
+ * side (each answer framed and scrubbed, in order); and terminate.c on top, which runs the worker
+ * (its thread, both handshakes, the loop over the two directions, the linger after a refusal). */
 #ifndef CONCH_EGRESS_TERMINATE_INT_H
 #define CONCH_EGRESS_TERMINATE_INT_H
 
@@ -19,6 +20,7 @@
 
 #include "places/egress/elog.h"
 #include "places/egress/http1.h"
+#include "places/egress/scrub.h"
 #include "places/egress/terminate.h"
 
 #define QUEUE_MAX 32          /* requests sent on and not yet answered (pipelining) */
@@ -40,6 +42,8 @@ struct sent {
     bool head;    /* a HEAD: its answer has no body */
     char *source; /* the sign-in's source when we added one, else NULL; then method, path */
     char *method, *path;
+    struct cp_signins *table; /* a reference when the host has sign-ins: its answer is
+                               * scrubbed of them all (scrub.h) */
 };
 
 struct side {
@@ -67,6 +71,8 @@ struct worker {
     size_t qfirst, qn;
     enum sstate ss;
     bool resp_close;
+    bool scrubbing; /* S_BODY: the answer's body goes through scrub */
+    struct cp_scrub scrub;
     char *refusal; /* written once every earlier answer is out */
     size_t refusal_len;
     enum cp_egress_reason upstream_failed;
@@ -82,7 +88,7 @@ void cp_terminate_log_line(struct worker *w, enum cp_egress_reason reason, const
                            const char *path);
 
 /* terminate-queue.c: the requests awaiting answers. */
-void cp_terminate_queue_push(struct worker *w, bool head, char *source);
+void cp_terminate_queue_push(struct worker *w, bool head, char *source, struct cp_signins *table);
 void cp_terminate_queue_pop(struct worker *w);
 void cp_terminate_sent_dispose(struct sent *q);
 
@@ -92,11 +98,16 @@ int cp_terminate_push(struct worker *w, struct side *s, const char *data, size_t
 int cp_terminate_pull(struct worker *w, struct side *s);
 void cp_terminate_consume(struct side *s, size_t n);
 void cp_terminate_framing_start(struct framing *f, enum cp_http1_body body, uint64_t length);
+ssize_t cp_terminate_body_part(struct framing *f, const char *data, size_t n, bool *done);
 int cp_terminate_relay_body(struct worker *w, struct side *from, struct framing *f,
                             struct side *to);
 
 /* terminate-request.c: the box's side. */
 int cp_terminate_step_request(struct worker *w);
+
+/* terminate-scrub.c: an answer's body through the scrubber. */
+int cp_terminate_relay_scrubbed(struct worker *w);
+int cp_terminate_scrub_end(struct worker *w);
 
 /* terminate-response.c: the host's side. */
 int cp_terminate_step_response(struct worker *w);

@@ -80,7 +80,7 @@ void cp_terminate_consume(struct side *s, size_t n)
 }
 
 /* How many of the n bytes at data belong to the body; *done when it ended. -1: malformed. */
-static ssize_t body_part(struct framing *f, const char *data, size_t n, bool *done)
+ssize_t cp_terminate_body_part(struct framing *f, const char *data, size_t n, bool *done)
 {
     *done = false;
     switch (f->body) {
@@ -112,7 +112,7 @@ void cp_terminate_framing_start(struct framing *f, enum cp_http1_body body, uint
 int cp_terminate_relay_body(struct worker *w, struct side *from, struct framing *f, struct side *to)
 {
     bool done = false;
-    ssize_t n = body_part(f, from->buf, from->len, &done);
+    ssize_t n = cp_terminate_body_part(f, from->buf, from->len, &done);
     if (n < 0 || cp_terminate_push(w, to, from->buf, (size_t)n) < 0)
         return -1;
     cp_terminate_consume(from, (size_t)n);

@@ -10,10 +10,10 @@
 #include "places/egress/terminate-int.h"
 #include "src/base/util.h"
 
-void cp_terminate_queue_push(struct worker *w, bool head, char *source)
+void cp_terminate_queue_push(struct worker *w, bool head, char *source, struct cp_signins *table)
 {
     struct sent *q = &w->sent[(w->qfirst + w->qn++) % QUEUE_MAX];
-    *q = (struct sent){.head = head, .source = source};
+    *q = (struct sent){.head = head, .source = source, .table = table};
     if (source != NULL) {
         q->method = xstrdup(w->method);
         q->path = xstrdup(w->target);
@@ -25,6 +25,7 @@ void cp_terminate_sent_dispose(struct sent *q)
     free(q->source);
     free(q->method);
     free(q->path);
+    cp_signins_unref(q->table);
     *q = (struct sent){0};
 }
 

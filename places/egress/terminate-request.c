@@ -31,22 +31,31 @@ static void refuse(struct worker *w, enum cp_egress_reason reason, const char *w
 }
 
 /* Sends the head on: signed in when it reads and the table has an entry for this host and
- * path (the box's own Authorization then taken off), as the box wrote it otherwise. *source
- * is the entry's source, the caller's, or NULL when none was added. */
-static int send_head(struct worker *w, const char *head, size_t len, bool reading, char **source)
+ * path (the box's own Authorization then taken off), as the box wrote it otherwise. To a host
+ * with any sign-in, every request asks for its answer as its own bytes (Accept-Encoding:
+ * identity), since the answer is searched for the sign-ins (scrub.h). *source is the entry's
+ * source, the caller's, or NULL when none was added; *table a reference to the table when the
+ * host has sign-ins, the caller's, else NULL. */
+static int send_head(struct worker *w, const char *head, size_t len, bool reading, char **source,
+                     struct cp_signins **table)
 {
     *source = NULL;
-    struct cp_signins *t =
-        reading && w->cfg.sign_ins != NULL ? cp_signins_holder_get(w->cfg.sign_ins) : NULL;
-    const struct cp_signin *s = cp_signins_match(t, w->h.host, w->target);
-    if (s == NULL) {
+    *table = NULL;
+    struct cp_signins *t = w->cfg.sign_ins != NULL ? cp_signins_holder_get(w->cfg.sign_ins) : NULL;
+    if (!cp_signins_host_listed(t, w->h.host)) {
         cp_signins_unref(t);
         return cp_terminate_push(w, &w->host, head, len);
     }
+    *table = t;
+    size_t plain_len = 0;
+    cleanup_free char *plain =
+        cp_http1_set_header(head, len, "Accept-Encoding", "identity", &plain_len);
+    const struct cp_signin *s = reading ? cp_signins_match(t, w->h.host, w->target) : NULL;
+    if (s == NULL)
+        return cp_terminate_push(w, &w->host, plain, plain_len);
     size_t n = 0;
-    char *signed_head = cp_signins_head(s, head, len, &n);
+    char *signed_head = cp_signins_head(s, plain, plain_len, &n);
     *source = xstrdup(s->source);
-    cp_signins_unref(t);
     int r = cp_terminate_push(w, &w->host, signed_head, n);
     cp_signins_head_free(signed_head, n);
     return r;
@@ -60,15 +69,17 @@ static int forward(struct worker *w, const struct cp_http1_request *r, const cha
 {
     bool reading = cp_signins_may_carry(w->method, w->target, body, body_len);
     char *source = NULL;
-    if (send_head(w, head, r->head_len, reading, &source) < 0) {
+    struct cp_signins *table = NULL;
+    if (send_head(w, head, r->head_len, reading, &source, &table) < 0) {
         free(source);
+        cp_signins_unref(table);
         return -1;
     }
     struct cp_egress_decision d = cp_terminate_decision(w, CP_EGRESS_ALLOWED, w->method, w->target);
     d.signed_in = source != NULL;
     d.source = source;
     cp_terminate_log_decision(w, &d);
-    cp_terminate_queue_push(w, strcmp(w->method, "HEAD") == 0, source);
+    cp_terminate_queue_push(w, strcmp(w->method, "HEAD") == 0, source, table);
     cp_terminate_framing_start(&w->rf, r->body, r->length);
     w->close_after = r->close;
     w->rs = r->body == CP_HTTP1_BODY_NONE ? (r->close ? R_STOP : R_HEAD) : R_BODY;

@@ -77,6 +77,11 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
     [CP_EGRESS_SIGNIN_REFUSED] = {401, "Unauthorized", "http_request_denied", "sign-in-refused",
                                   "the registry refused the sign-in the sidecar added; renew it "
                                   "where it came from"},
+    [CP_EGRESS_SIGNIN_UNCHECKED] = {502, "Bad Gateway", "http_response_content_coding",
+                                    "sign-in-unchecked",
+                                    "the host's answer came compressed although the sidecar asked "
+                                    "for it plain, so the sidecar cannot make sure it does not "
+                                    "show the box a sign-in"},
     [CP_EGRESS_SIGNINS] = {400, "Bad Request", "proxy_internal_error", "sign-ins",
                            "the sign-in message was refused whole; the sign-ins before it stay"},
     [CP_EGRESS_SIGNINS_TAKEN] = {200, "OK", "proxy_internal_error", "sign-ins-taken",
