@@ -219,9 +219,8 @@ static int request_framing(const char *data, struct cp_http1_request *r, const s
     if (s->hosts == 0)
         return refuse(r, reason, CP_EGRESS_REQUEST, "no Host header");
     if ((s->encodings > 0 || r->length > 0) && takes_no_body(data, r->method))
-        return refuse(r, reason, CP_EGRESS_REQUEST,
-                      "a body on a method that takes none (a host that does not read it would "
-                      "take it for the next request); send it with POST");
+        return refuse(r, reason, CP_EGRESS_HIDDEN_REQUEST,
+                      "a body on a method that takes none; send it with POST");
     r->body = s->encodings    ? CP_HTTP1_BODY_CHUNKED
               : r->length > 0 ? CP_HTTP1_BODY_LENGTH
                               : CP_HTTP1_BODY_NONE;
@@ -279,6 +278,23 @@ int cp_http1_parse_request(const char *data, size_t len, const char *host,
             return 0;
     }
     return request_framing(data, out, &s, reason);
+}
+
+bool cp_http1_looks_like_request(const char *data, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (data[i] == '\r' || data[i] == '\n' || data[i] == ' ' || data[i] == '\t'))
+        i++;
+    size_t token = i;
+    while (i < len && tchar((unsigned char)data[i]))
+        i++;
+    if (i == token || i >= len || data[i] != ' ')
+        return false;
+    const char *t = data + i + 1;
+    size_t left = len - i - 1;
+    return left == 0 || t[0] == '/' || t[0] == '*' ||
+           (left >= 4 && strncasecmp(t, "http", 4) == 0) ||
+           (left < 4 && strncasecmp(t, "http", left) == 0);
 }
 
 /* Whether the header line at line[0..) is named name: the name, then its colon. */

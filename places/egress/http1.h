@@ -47,11 +47,17 @@ struct cp_http1_request {
  *                           Transfer-Encoding, several of either, Transfer-Encoding other than
  *                           exactly chunked, obs-fold, a bare LF, a control byte, an
  *                           absolute-form or authority-form target, CONNECT, Upgrade, no Host;
+ *   CP_EGRESS_HIDDEN_REQUEST a body on GET, HEAD, OPTIONS, DELETE or TRACE (CL.0);
  *   CP_EGRESS_HOST_HEADER   a Host other than host or host:443;
  *   CP_EGRESS_HEAD_TOO_BIG  no whole head within CP_HTTP1_HEAD_MAX bytes.
  * out->why says which, for a refusal. */
 int cp_http1_parse_request(const char *data, size_t len, const char *host,
                            struct cp_http1_request *out, enum cp_egress_reason *reason);
+
+/* Whether data[0..len) begins as a request line would, after the empty lines a server may
+ * skip: a token, a space, then '/', '*' or "http". A host that does not read a request's body
+ * would take such a body for the next request. */
+bool cp_http1_looks_like_request(const char *data, size_t len);
 
 /* Copies the head at data[0..len), one cp_http1_parse_request allowed, into out (at least len
  * bytes) without any header line named name (case-insensitive), the final empty line kept;

@@ -54,8 +54,8 @@ enum escape { PCT_UPPER, PCT_LOWER, PCT_UPPER_SLASH, PCT_LOWER_SLASH, FORM, JSON
 
 static bool unreserved(unsigned char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.' || c == '_' || c == '~';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
 }
 
 /* base[0..len) written as an echo of kind e would write it; the caller's, NUL-terminated. */
@@ -63,7 +63,8 @@ static char *escaped(const char *base, size_t len, enum escape e, size_t *out_le
 {
     char *o = xmalloc(len * 3 + 1);
     size_t n = 0;
-    const char *hex = e == PCT_LOWER || e == PCT_LOWER_SLASH ? "0123456789abcdef" : "0123456789ABCDEF";
+    const char *hex =
+        e == PCT_LOWER || e == PCT_LOWER_SLASH ? "0123456789abcdef" : "0123456789ABCDEF";
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)base[i];
         if (e == JSON) {

@@ -63,6 +63,7 @@ struct worker {
     enum rstate rs;
     struct framing rf, sf;
     bool close_after; /* the request just sent asked for Connection: close */
+    bool continued;   /* we answered this request's Expect: 100-continue ourselves */
     char *held;       /* R_HELD: the head and the body a rule must read */
     size_t held_len, held_want;
     int held_row;

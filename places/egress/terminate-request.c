@@ -153,6 +153,46 @@ static int judge_head(struct worker *w, const struct cp_http1_request *r, const 
     return forward(w, r, head, NULL, 0);
 }
 
+#define BODY_START 64 /* body bytes read before a read-only host's head goes on */
+
+/* A host that does not read a body takes it for the next request (CL.0), which nothing here
+ * judged: to a read-only host, a body that begins as a request would is refused. Its first
+ * bytes are read before the head goes on; a box that waits for 100 Continue gets it from us
+ * (the head then goes without its Expect, so the host cannot send its own 100 and ignore the
+ * body). A chunked body begins with its size line, which no host reads as a request. Returns
+ * 1 when the start is here and sound, 0 when more is needed, 2 when refused, -1 on an error. */
+static int body_start(struct worker *w, const struct cp_http1_request *r)
+{
+    if (w->h.mode == CP_EGRESS_MODE_WRITE || r->body != CP_HTTP1_BODY_LENGTH)
+        return 1;
+    size_t want = r->length < BODY_START ? (size_t)r->length : BODY_START;
+    if (w->box.len >= r->head_len + want) {
+        if (!cp_http1_looks_like_request(w->box.buf + r->head_len, want))
+            return 1;
+        refuse(w, CP_EGRESS_HIDDEN_REQUEST, "the body begins as a request would", w->box.buf,
+               r->head_len);
+        return 2;
+    }
+    if (r->expect_continue && !w->continued && w->qn == 0) {
+        static const char go[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        w->continued = true;
+        if (cp_terminate_push(w, &w->box, go, sizeof(go) - 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Judges the head whose body's start is here, without its Expect when we answered it. */
+static int judge_whole(struct worker *w, const struct cp_http1_request *r)
+{
+    if (!w->continued)
+        return judge_head(w, r, w->box.buf);
+    struct cp_http1_request sent = *r;
+    cleanup_free char *head = xmalloc(r->head_len);
+    sent.head_len = cp_http1_drop_header(w->box.buf, r->head_len, "expect", head);
+    return judge_head(w, &sent, head);
+}
+
 static int on_head(struct worker *w)
 {
     struct cp_http1_request r;
@@ -173,7 +213,12 @@ static int on_head(struct worker *w)
         refuse(w, w->upstream_failed, w->upstream_why, w->box.buf, r.head_len);
         return 1;
     }
-    if (judge_head(w, &r, w->box.buf) < 0)
+    int start = body_start(w, &r);
+    if (start != 1)
+        return start == 2 ? 1 : start;
+    int judged = judge_whole(w, &r);
+    w->continued = false;
+    if (judged < 0)
         return -1;
     cp_terminate_consume(&w->box, r.head_len);
     return 1;

@@ -63,6 +63,9 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
                           "the host is read-only: only fetching requests pass"},
     [CP_EGRESS_REQUEST] = {400, "Bad Request", "http_request_error", "request",
                            "the request's head is ambiguous or not allowed inside a tunnel"},
+    [CP_EGRESS_HIDDEN_REQUEST] = {403, "Forbidden", "http_request_denied", "hidden-request",
+                                  "a host that does not read this body would take it for a "
+                                  "request of its own, one the sidecar never judged"},
     [CP_EGRESS_HOST_HEADER] = {403, "Forbidden", "http_request_denied", "host-header",
                                "the Host header names another host than the tunnel's"},
     [CP_EGRESS_UPSTREAM_CERT] = {502, "Bad Gateway", "tls_certificate_error", "upstream-cert",

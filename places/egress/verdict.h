@@ -33,6 +33,7 @@ enum cp_egress_reason {
     /* Inside a terminated tunnel (terminate.h): one decision a request. */
     CP_EGRESS_METHOD,           /* a method or path a read-only host does not take (methods.h) */
     CP_EGRESS_REQUEST,          /* a request head that could be read two ways (smuggling shapes) */
+    CP_EGRESS_HIDDEN_REQUEST,   /* a body a host could take for a request of its own (CL.0) */
     CP_EGRESS_HOST_HEADER,      /* a Host header naming another host than the CONNECT */
     CP_EGRESS_UPSTREAM_CERT,    /* the real host's certificate did not verify */
     CP_EGRESS_UPSTREAM_TLS,     /* the TLS handshake with the real host failed otherwise */

@@ -7,10 +7,17 @@ so that a test can tell what reached it and whether it carried a sign-in. Each n
 - an npm registry under /npm/ from its npm folder: NAME.json packuments, tarballs by their
   file name; a publish (PUT) is answered 201 and kept nowhere.
 A name with "auth" answers 401 to a request without exactly that Authorization value.
+Two hostile ways a host may have, each a name's flag:
+- "cl0": a path under /-/static is answered without its body being read, so on a kept
+  connection the body is taken for the next request (a CL.0 host);
+- "echo": a path ending in /-/echo answers the request's headers back (in the body, plainly,
+  as JSON and percent-encoded, and the Authorization in a header of its own); /-/echo-chunked
+  the same in two chunks cut inside the Authorization; /-/echo-gzip gzipped.
 
 Usage: https-test-server.py ADDR CONFIG.json   (prints "ready" once listening)
 CONFIG: {"log": PATH, "names": {NAME: {"cert", "key", "git": ROOT, "npm": DIR, "auth": VALUE}}}
 """
+import gzip
 import json
 import os
 import socket
@@ -19,7 +26,7 @@ import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 addr, config = sys.argv[1], json.load(open(sys.argv[2]))
 names = config["names"]
@@ -95,6 +102,24 @@ class Handler(BaseHTTPRequestHandler):
                 headers.append((k, v.strip()))
         self.answer(status, rest, ctype, headers)
 
+    def echo(self):
+        auth = self.headers.get("Authorization", "")
+        seen = "".join("%s: %s\n" % (k, v) for k, v in self.headers.items())
+        seen += json.dumps({"authorization": auth}) + "\n" + quote(auth, safe="") + "\n"
+        data = seen.encode()
+        if self.path.endswith("/-/echo-gzip"):
+            return self.answer(200, gzip.compress(data), headers=[("Content-Encoding", "gzip")])
+        if not self.path.endswith("/-/echo-chunked"):
+            return self.answer(200, data, headers=[("X-Seen-Authorization", auth)])
+        cut = data.find(auth.encode()) + len(auth) // 2
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for part in (data[:cut], data[cut:]):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+        self.wfile.write(b"0\r\n\r\n")
+
     def npm(self, folder):
         if self.command == "PUT":
             return self.answer(201, b'{"ok":true}', "application/json")
@@ -115,10 +140,14 @@ class Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization")
         with log_lock, open(config["log"], "a") as f:
             f.write("%s %s %s %s\n" % (host, self.command, self.path, "auth" if auth else "-"))
+        if spec.get("cl0") and self.path.startswith("/-/static"):
+            return self.answer(200, b"static\n")  # the body, unread, is the next request's
         data = self.body()
         if "auth" in spec and auth != spec["auth"]:
             return self.answer(401, b"sign in first\n",
                                headers=[("WWW-Authenticate", 'Basic realm="test"')])
+        if spec.get("echo") and "/-/echo" in self.path:
+            return self.echo()
         if self.path.startswith("/npm/") and "npm" in spec:
             return self.npm(spec["npm"])
         if "git" in spec:

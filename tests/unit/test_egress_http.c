@@ -44,6 +44,25 @@ static void test_http1__get_keepalive__allowed(void **state)
     assert_memory_equal(h + r.target.off, "/a?b=1", 6);
 }
 
+/* A body on a method that takes none: a host that does not read it would take the push inside
+ * for the next request (CL.0). Chunked, any case of the method too. */
+static void test_http1__body_on_bodiless_method__hidden_request(void **state)
+{
+    static const char *bad[] = {
+        "GET /-/static HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 5\r\n\r\n",
+        "get / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 5\r\n\r\n",
+        "HEAD / HTTP/1.1\r\nHost: reg.example\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "OPTIONS / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 1\r\n\r\n",
+        "DELETE /x HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 1\r\n\r\n",
+        "TRACE / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 1\r\n\r\n",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+        struct cp_http1_request r;
+        if (parse(bad[i], &r) != CP_EGRESS_HIDDEN_REQUEST)
+            fail_msg("case %zu not refused", i);
+    }
+}
+
 /* An empty body on a GET is no body: clients that always send the length still fetch. */
 static void test_http1__get_with_length_zero__allowed(void **state)
 {
@@ -51,6 +70,25 @@ static void test_http1__get_with_length_zero__allowed(void **state)
     assert_int_equal(parse("GET / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 0\r\n\r\n", &r),
                      CP_EGRESS_ALLOWED);
     assert_int_equal(r.body, CP_HTTP1_BODY_NONE);
+}
+
+/* A body a host might read as the next request (CL.0), and bodies that fetch. */
+static void test_http1__body_like_a_request__told(void **state)
+{
+    static const char *like[] = {"PUT /x HTTP/1.1\r\n", "\r\n\r\nPOST /repo.git/git-receive-pack",
+                                 "get http://x/", "OPTIONS * HTTP/1.1", "DELETE "};
+    static const char *unlike[] = {"0032want 0a1b2c3d multi_ack\n",
+                                   "{\"name\":\"x\"}",
+                                   "\x1f\x8b\x08\x00",
+                                   "0000",
+                                   "a=b&c=d",
+                                   "word word"};
+    for (size_t i = 0; i < ARRAY_SIZE(like); i++)
+        if (!cp_http1_looks_like_request(like[i], strlen(like[i])))
+            fail_msg("like %zu not told", i);
+    for (size_t i = 0; i < ARRAY_SIZE(unlike); i++)
+        if (cp_http1_looks_like_request(unlike[i], strlen(unlike[i])))
+            fail_msg("unlike %zu told", i);
 }
 
 static void test_http1__partial_head__needs_more(void **state)
@@ -100,14 +138,6 @@ static void test_http1__smuggling_shapes__refused(void **state)
         "GET / HTTP/1.1\r\nHost: reg.example\r\nX: a\rb\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: reg.example\r\nX: a\x01\r\n\r\n",
         "reg.example:443 HTTP/1.1\r\nHost: reg.example\r\n\r\n",
-        /* A body on a method that takes none: a host that does not read it would take the
-         * push inside for the next request (CL.0). Chunked, any case of the method too. */
-        "GET /-/static HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 5\r\n\r\n",
-        "get / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 5\r\n\r\n",
-        "HEAD / HTTP/1.1\r\nHost: reg.example\r\nTransfer-Encoding: chunked\r\n\r\n",
-        "OPTIONS / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 1\r\n\r\n",
-        "DELETE /x HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 1\r\n\r\n",
-        "TRACE / HTTP/1.1\r\nHost: reg.example\r\nContent-Length: 1\r\n\r\n",
         "GET /npm/x#/../../admin HTTP/1.1\r\nHost: reg.example\r\n\r\n",
     };
     for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -384,7 +414,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_http1__get_keepalive__allowed),
+        cmocka_unit_test(test_http1__body_on_bodiless_method__hidden_request),
         cmocka_unit_test(test_http1__get_with_length_zero__allowed),
+        cmocka_unit_test(test_http1__body_like_a_request__told),
         cmocka_unit_test(test_http1__partial_head__needs_more),
         cmocka_unit_test(test_http1__framing__length_chunked_close),
         cmocka_unit_test(test_http1__smuggling_shapes__refused),
