@@ -42,6 +42,16 @@ static void print_text(const struct cp_allowlist *l)
                l->allowed[i].why);
     for (size_t i = 0; i < l->nleft_off; i++)
         printf("%-40s left off: %s\n", l->left_off[i].host, l->left_off[i].why);
+    bool signs = false;
+    for (size_t i = 0; i < l->nallowed; i++)
+        signs = signs || l->allowed[i].sign_in;
+    /* A page under a sign-in's prefix that echoes its request would show the box the sign-in;
+     * the sidecar masks the forms it knows, but the person's narrow prefix is the first guard. */
+    if (signs)
+        printf("\nA sign-in goes to every path under its registry's address: keep that address as "
+               "narrow as the registry allows (its own path, not the host's root). The sidecar "
+               "takes each sign-in it adds out of the answers it passes on, and refuses a "
+               "compressed answer from such a host.\n");
 }
 
 /* ---- hosts add|remove|allow-all: this folder's own entries in config.json ---- */
