@@ -116,12 +116,36 @@ static char *resolve_target(const char *path, const char *target)
     return cp_path_dots_resolved(whole);
 }
 
+/* Whether target climbs only first: "../" as often as it likes, then names alone (no ".", no
+ * "..", no empty one). Its text is where it leads only so: past a name that is itself a link
+ * ("up -> .."), a later ".." climbs from wherever that link led, so "up/../.." would read as
+ * inside the folder while it leads out. */
+static bool climbs_first(const char *target)
+{
+    const char *p = target;
+    while (strncmp(p, "../", 3) == 0)
+        p += 3;
+    if (strcmp(p, "..") == 0)
+        return true;
+    for (const char *seg = p;;) {
+        size_t n = strcspn(seg, "/");
+        if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+            return false;
+        if (seg[n] == '\0')
+            return true;
+        seg += n + 1;
+    }
+}
+
 const char *cp_layer_link_why(const struct cp_rules *r, const char *path, const char *target)
 {
     if (target[0] == '\0')
         return "a link to nothing";
     if (target[0] == '/')
         return "a link to an absolute path";
+    if (!climbs_first(target))
+        return "a link whose way climbs after a name (through a link on its way it could lead "
+               "out of the work folder)";
     cleanup_free char *to = resolve_target(path, target);
     if (to == NULL)
         return "a link that leads out of the work folder";

@@ -207,6 +207,13 @@ static void test_layer__links__relative_inside_only(void **state)
     assert_int_equal(symlink("../../outside", path), 0);
     snprintf(path, sizeof(path), "%s/bin/intogit", up);
     assert_int_equal(symlink("../.git/hooks", path), 0);
+    /* A chain: bin/up leads to the folder itself, so "bin/up/.." reads as inside and is out. */
+    snprintf(path, sizeof(path), "%s/bin/up", up);
+    assert_int_equal(symlink("..", path), 0);
+    snprintf(path, sizeof(path), "%s/chain", up);
+    assert_int_equal(symlink("bin/up/..", path), 0);
+    snprintf(path, sizeof(path), "%s/dotted", up);
+    assert_int_equal(symlink("bin/./ok", path), 0);
     land(&layer_rules, since);
     char target[64] = "";
     snprintf(path, sizeof(path), "%s/bin/ok", work);
@@ -214,6 +221,10 @@ static void test_layer__links__relative_inside_only(void **state)
     assert_false(exists(work, "bin/abs"));
     assert_false(exists(work, "bin/out"));
     assert_false(exists(work, "bin/intogit"));
+    snprintf(path, sizeof(path), "%s/bin/up", work);
+    assert_int_equal(readlink(path, target, sizeof(target) - 1), 2); /* "..": the folder */
+    assert_false(exists(work, "chain"));
+    assert_false(exists(work, "dotted"));
 }
 
 static void test_layer__changed_here_during_run__kept_box_beside(void **state)
