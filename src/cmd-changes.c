@@ -23,7 +23,8 @@ struct shown {
     bool diff;
 };
 
-/* diff(1) from diffutils draws the change: a file here against the layer's. */
+/* diff(1) from diffutils draws the change: a file here against the layer's. A link is drawn as
+ * its text, never followed (--no-dereference): the box chose where it points. */
 static void show_diff(const struct cp_held_run *run, const char *what, const char *path)
 {
     cleanup_free char *here = xasprintf("%s/%s", run->workdir, path);
@@ -33,6 +34,7 @@ static void show_diff(const struct cp_held_run *run, const char *what, const cha
     bool added = strcmp(what, "added") == 0, deleted = strcmp(what, "deleted") == 0;
     char *argv[] = {"diff",
                     "-u",
+                    "--no-dereference",
                     "--label",
                     la,
                     "--label",

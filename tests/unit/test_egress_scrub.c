@@ -78,10 +78,10 @@ static void test_scrub__bearer_echo__masked_at_every_cut(void **state)
 static void test_scrub__token_escaped_forms__masked(void **state)
 {
     static const char *echoes[] = {
-        "a npm_S3cretT0ken%2Fwith%2Bsigns%3D b", /* percent-encoded, upper */
-        "a npm_S3cretT0ken%2fwith%2bsigns%3d b", /* lower */
-        "a npm_S3cretT0ken/with%2Bsigns%3D b",   /* the slash kept */
-        "a npm_S3cretT0ken\\/with+signs= b",     /* JSON-escaped */
+        "a npm_S3cretT0ken%2Fwith%2Bsigns%3D b",        /* percent-encoded, upper */
+        "a npm_S3cretT0ken%2fwith%2bsigns%3d b",        /* lower */
+        "a npm_S3cretT0ken/with%2Bsigns%3D b",          /* the slash kept */
+        "a npm_S3cretT0ken\\/with+signs= b",            /* JSON-escaped */
         "a Bearer+npm_S3cretT0ken%2Fwith%2Bsigns%3D b", /* form-encoded whole value */
         "a Bearer%20npm_S3cretT0ken%2Fwith%2Bsigns%3D b",
     };
