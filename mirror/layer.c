@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "mirror/layer.h"
+#include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/paths.h"
 #include "src/run/report.h"
@@ -547,6 +548,8 @@ int cp_layer_land(const struct cp_layer_opts *o, struct cp_mirror_report *rep, c
     if (fstat(o->rootfd, &st) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot stat the work folder");
     struct layer l = {.o = o, .rep = rep, .dev = (uint64_t)st.st_dev, .stagefd = -1};
+    if (!o->dry_run)
+        cp_staging_sweep(o->rootfd);
     land_entries(&l, o->upperfd, "");
     stage_close(&l);
     return 0;

@@ -16,6 +16,7 @@
 #include "mirror/far.h"
 #include "mirror/landing.h"
 #include "mirror/manifest.h"
+#include "mirror/staging.h"
 #include "src/base/keyless.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
@@ -206,41 +207,6 @@ static void record_pull(const struct cp_manifest *m, const struct pull_plan *p,
     cp_manifest_sort(out);
 }
 
-/* Staging folders a killed run left in the work folder (a pull cut by kill -9): their
- * owner is gone, and what they hold never landed. Flat, made by the landing only. */
-static void sweep_stale_staging(int rootfd)
-{
-    int dfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-    if (d == NULL) {
-        if (dfd >= 0)
-            close(dfd);
-        return;
-    }
-    size_t plen = strlen(CP_STAGING_PREFIX);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char *end = NULL;
-        if (strncmp(e->d_name, CP_STAGING_PREFIX, plen) != 0)
-            continue;
-        long pid = strtol(e->d_name + plen, &end, 10);
-        if (pid <= 0 || end == NULL || *end != '-' || pid == (long)getpid() ||
-            kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;
-        int sfd = openat(rootfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        DIR *sd = sfd >= 0 ? fdopendir(sfd) : NULL;
-        for (struct dirent *f; sd != NULL && (f = readdir(sd)) != NULL;)
-            if (strcmp(f->d_name, ".") != 0 && strcmp(f->d_name, "..") != 0)
-                unlinkat(sfd, f->d_name, 0);
-        if (sd != NULL)
-            closedir(sd);
-        else if (sfd >= 0)
-            close(sfd);
-        if (unlinkat(rootfd, e->d_name, AT_REMOVEDIR) == 0)
-            cp_debug("mirror: removed %s, left by a run that was killed", e->d_name);
-    }
-    closedir(d);
-}
-
 /* Order for a pull killed at any moment: every file lands whole by rename (old or new, never
  * partial), deletions follow, the manifest is saved last. A run killed before the save left
  * files newer than the manifest says: the next push sends them back (the far side has the same
@@ -251,7 +217,7 @@ int cp_mirror_pull(struct cp_transport *t, const struct cp_mirror_opts *o,
     cleanup_manifest struct cp_manifest m = {0};
     struct cp_mirror_session probed __attribute__((cleanup(cp_mirror_session_dispose))) = {0};
     struct cp_limits lim = cp_mirror_limits(o);
-    sweep_stale_staging(o->rootfd);
+    cp_staging_sweep(o->rootfd);
     if (cp_manifest_load(o->manifest_path, &m, err) < 0 ||
         (o->listed_after == NULL && cp_mirror_far_probe(t, o, lim.max_files * 2, &probed, err) < 0))
         return cp_error_wrap(err, "while bringing back the changes");

@@ -227,6 +227,22 @@ static void test_layer__links__relative_inside_only(void **state)
     assert_false(exists(work, "dotted"));
 }
 
+/* A landing cut by kill -9 left its staging folder in the work folder: the next landing removes
+ * it (its owner is gone), and leaves one whose owner lives. */
+static void test_layer__staging_of_a_killed_run__removed(void **state)
+{
+    int64_t since = before_run();
+    put(work, ".conch-staging-2147483646-l0/half", "never landed");
+    char mine[64];
+    snprintf(mine, sizeof(mine), ".conch-staging-%ld-l9/x", (long)getppid());
+    put(work, mine, "alive");
+    put(up, "n", "new");
+    land(&layer_rules, since);
+    assert_true(exists(work, "n"));
+    assert_false(exists(work, ".conch-staging-2147483646-l0"));
+    assert_true(exists(work, mine));
+}
+
 static void test_layer__changed_here_during_run__kept_box_beside(void **state)
 {
     put(work, "f", "old");
@@ -411,6 +427,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layer__repository_shaped_folder__refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__links__relative_inside_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__staging_of_a_killed_run__removed, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_layer__changed_here_during_run__kept_box_beside, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__whiteouts__delete_what_the_command_deleted,
