@@ -303,8 +303,9 @@ const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char 
     char path[CP_SIGNIN_PREFIX_MAX * 8 + 1];
     if (t == NULL || cp_egress_methods_path(target, path, sizeof(path)) < 0)
         return NULL;
-    /* Path parameters: some hosts read "/npm/..;/admin" as "/admin", outside the prefix. */
-    if (strchr(path, ';') != NULL)
+    /* Path parameters: some hosts read "/npm/..;/admin" as "/admin", outside the prefix;
+     * escaped, some decode it first. */
+    if (strchr(path, ';') != NULL || strcasestr(path, "%3b") != NULL)
         return NULL;
     const struct cp_signin *best = NULL;
     for (size_t i = 0; i < t->n; i++) {

@@ -233,6 +233,11 @@ static void test_signins__match__other_host_none(void **state)
     assert_string_equal(matched(t, "sub.reg.example", "/npm/x"), "none");
     assert_string_equal(matched(t, "git.example", "/teams/x"), "none");
     assert_null(cp_signins_match(NULL, "reg.example", "/"));
+    /* Path parameters: "..;" is ".." to some hosts, so "/team/..;/admin" is outside the prefix
+     * there; escaped, the same. */
+    assert_string_equal(matched(t, "git.example", "/team/..;/admin"), "none");
+    assert_string_equal(matched(t, "git.example", "/team/..%3b/admin"), "none");
+    assert_string_equal(matched(t, "git.example", "/team/a;b"), "none");
     cp_signins_unref(t);
 }
 
