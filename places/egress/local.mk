@@ -78,12 +78,17 @@ TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
-# of a tunnel's handshake both ways, the addresses a resolver hands back, and (from conch-place,
+# of a tunnel's handshake both ways, the addresses a resolver hands back, the answers the scrubber
+# searches for sign-ins, and (from conch-place,
 # but holding secrets, so as strict) the sign-in channel's messages. Built as libFuzzer programs with --enable-fuzzers; always
 # replayed.
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
-	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_signins
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_signins \
+	tests/fuzz/fuzz_proxy_scrub
+tests_fuzz_fuzz_proxy_scrub_SOURCES = tests/fuzz/fuzz_proxy_scrub.c
+tests_fuzz_fuzz_proxy_scrub_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_scrub_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c
 tests_fuzz_fuzz_proxy_signins_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
@@ -106,7 +111,11 @@ endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
 	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 \
-	tests/fuzz/replay_proxy_signins
+	tests/fuzz/replay_proxy_signins tests/fuzz/replay_proxy_scrub
+tests_fuzz_replay_proxy_scrub_SOURCES = tests/fuzz/fuzz_proxy_scrub.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_scrub_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_scrub\"
+tests_fuzz_replay_proxy_scrub_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_signins_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_signins\"
@@ -132,5 +141,6 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
-	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_signins
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_signins \
+	tests/fuzz/replay_proxy_scrub
 EXTRA_DIST += bench/egress-proxy
