@@ -140,10 +140,13 @@ void cp_scrub_mask(const struct cp_scrub *s, char *data, size_t len)
 
 int cp_scrub_feed(struct cp_scrub *s, const char *data, size_t len, cp_scrub_out_fn out, void *ctx)
 {
+    if (len == 0)
+        return 0;
     if (s->held_len + len > s->held_cap) {
         size_t cap = s->held_len + len;
         char *grown = xmalloc(cap);
-        memcpy(grown, s->held, s->held_len);
+        if (s->held_len > 0)
+            memcpy(grown, s->held, s->held_len);
         wipe_free(s->held, s->held_cap);
         s->held = grown;
         s->held_cap = cap;
