@@ -193,27 +193,27 @@ static void test_layer__repository_shaped_folder__refused(void **state)
     assert_false(exists(work, "bare/HEAD") && exists(work, "bare/objects"));
 }
 
+static void link_at(const char *root, const char *rel, const char *target)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    assert_int_equal(symlink(target, path), 0);
+}
+
 static void test_layer__links__relative_inside_only(void **state)
 {
     int64_t since = before_run();
     char path[256];
     snprintf(path, sizeof(path), "%s/bin", up);
     mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/bin/ok", up);
-    assert_int_equal(symlink("../lib/x.js", path), 0);
-    snprintf(path, sizeof(path), "%s/bin/abs", up);
-    assert_int_equal(symlink("/etc/passwd", path), 0);
-    snprintf(path, sizeof(path), "%s/bin/out", up);
-    assert_int_equal(symlink("../../outside", path), 0);
-    snprintf(path, sizeof(path), "%s/bin/intogit", up);
-    assert_int_equal(symlink("../.git/hooks", path), 0);
+    link_at(up, "bin/ok", "../lib/x.js");
+    link_at(up, "bin/abs", "/etc/passwd");
+    link_at(up, "bin/out", "../../outside");
+    link_at(up, "bin/intogit", "../.git/hooks");
     /* A chain: bin/up leads to the folder itself, so "bin/up/.." reads as inside and is out. */
-    snprintf(path, sizeof(path), "%s/bin/up", up);
-    assert_int_equal(symlink("..", path), 0);
-    snprintf(path, sizeof(path), "%s/chain", up);
-    assert_int_equal(symlink("bin/up/..", path), 0);
-    snprintf(path, sizeof(path), "%s/dotted", up);
-    assert_int_equal(symlink("bin/./ok", path), 0);
+    link_at(up, "bin/up", "..");
+    link_at(up, "chain", "bin/up/..");
+    link_at(up, "dotted", "bin/./ok");
     land(&layer_rules, since);
     char target[64] = "";
     snprintf(path, sizeof(path), "%s/bin/ok", work);
