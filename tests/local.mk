@@ -195,3 +195,6 @@ tests/integration/docker-group.log: tests/integration/egress-tls.log
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/timed
 TEST_LOG_COMPILER = $(LOG_COMPILER)
 EXTRA_DIST += tests/timed
+
+# The unit tests' one way to wait for a state, bounded in seconds on CLOCK_MONOTONIC.
+EXTRA_DIST += tests/unit/wait.h
