@@ -195,3 +195,13 @@ tests/integration/docker-group.log: tests/integration/egress-tls.log
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/timed
 TEST_LOG_COMPILER = $(LOG_COMPILER)
 EXTRA_DIST += tests/timed
+
+# The unit tests' one way to wait for a state, bounded in seconds on CLOCK_MONOTONIC.
+EXTRA_DIST += tests/unit/wait.h
+
+# The README's test command with a CPU burner beside it (tests/stress-beside); not in CI. The
+# command's own make starts afresh, not as a part of this one.
+stress-beside:
+	MAKEFLAGS= MAKELEVEL= $(SHELL) $(top_srcdir)/tests/stress-beside
+.PHONY: stress-beside
+EXTRA_DIST += tests/stress-beside

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "places/egress/resolver.h"
+#include "tests/unit/wait.h"
 
 #define SEARCH_DOMAIN "search.test"
 
@@ -103,10 +104,12 @@ static struct cp_egress_answer look_up(struct dns *d, const char *host)
     int tag = 0;
     if (cp_egress_resolver_submit(r, host, &tag, &a, &job) == 0) {
         void *got = NULL;
-        for (int round = 0; round < 200; round++) {
+        for (int64_t deadline = wait_deadline(WAIT_SECONDS); wait_left_ms(deadline) > 0;) {
             struct pollfd fds[2] = {{.fd = d->fd, .events = POLLIN},
                                     {.fd = cp_egress_resolver_fd(r), .events = POLLIN}};
-            poll(fds, 2, 20);
+            /* At least every 20 ms: the resolver is asked now and then for its time-outs. */
+            int left = wait_left_ms(deadline);
+            poll(fds, 2, left < 20 ? left : 20);
             if (fds[0].revents & POLLIN)
                 dns_answer(d);
             if (cp_egress_resolver_take(r, &got, &a) == 1)

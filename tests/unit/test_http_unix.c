@@ -19,12 +19,14 @@
 #include "places/container/engine.h"
 #include "src/base/http-unix.h"
 #include "src/base/util.h"
+#include "tests/unit/wait.h"
 
 static char dir[] = "/tmp/conch-http-unix-XXXXXX";
 static char sock[100], seen[128];
 
-/* A server for one connection: it reads the request until it ends with end (or 2 s), keeps it
- * in seen, sends answer (NULL: nothing, and holds the connection 2 s), and closes. */
+/* A server for one connection: it reads the request until it ends with end, keeps it in seen,
+ * sends answer (NULL: nothing, and holds the connection until the client has left it), and
+ * closes. Its alarm only ends a server whose client never comes or never leaves. */
 static pid_t serve(const char *end, const char *answer)
 {
     unlink(sock);
@@ -35,7 +37,7 @@ static pid_t serve(const char *end, const char *answer)
     assert_int_equal(listen(l, 1), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        alarm(5);
+        alarm(WAIT_SECONDS);
         int c = accept(l, NULL, NULL);
         static char req[1 << 18]; /* a whole chunk of an upload and more */
         size_t n = 0;
@@ -54,7 +56,8 @@ static pid_t serve(const char *end, const char *answer)
         if (answer != NULL)
             (void)!write(c, answer, strlen(answer));
         else
-            sleep(2);
+            while (read(c, req, sizeof(req)) > 0)
+                continue;
         _exit(0);
     }
     close(l);
@@ -304,7 +307,7 @@ static pid_t serve_many(int n)
     assert_int_equal(listen(l, 8), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        alarm(5);
+        alarm(WAIT_SECONDS);
         signal(SIGPIPE, SIG_IGN); /* an answer sent ahead and dropped finds its reader gone */
         for (int turn = 1; turn <= n; turn++) {
             int c = accept(l, NULL, NULL);

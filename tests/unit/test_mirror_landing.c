@@ -24,6 +24,7 @@
 #include "mirror/landing.h"
 #include "src/base/util.h"
 #include "tests/mirror/landrun.h"
+#include "tests/unit/wait.h"
 
 static struct scratch S;
 
@@ -616,7 +617,7 @@ static void test_landing__target_is_fifo_or_folder__refused_without_blocking(voi
     tb_file(&t, "f.c", "x");
     tb_file(&t, "d.c", "x");
     tb_end(&t);
-    alarm(10); /* a blocked open would hang: fail loudly instead */
+    alarm(WAIT_SECONDS); /* a blocked open would hang: fail loudly instead */
     cleanup_landrun struct landrun r;
     landrun(&r, &S, &t, ASK("f.c", "d.c"), 1, CP_LAND_MAX_BYTES);
     alarm(0);
@@ -845,7 +846,8 @@ static void test_landing__changed_here_meanwhile__far_copy_kept_beside(void **st
     cleanup_landrun struct landrun known;
     landrun(&known, &S, &(struct tb){0}, ASK("src/a.c"), 1, CP_LAND_MAX_BYTES);
     struct cp_sig h1 = known.asks[0].expect;
-    usleep(20000);
+    /* No pause: the pull below asks with no expectation, so the file here is kept whatever its
+     * times (h1 is not handed to it). */
     put_file(S.work, "src/a.c", "H2 edited here\n");
     r.rep.say = NULL;
     cleanup_landrun struct landrun pulled;

@@ -23,6 +23,7 @@
 #include "mirror/layer.h"
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
+#include "tests/unit/wait.h"
 
 static char top[64], work[96], up[96];
 static char said[8192];
@@ -77,13 +78,6 @@ static void say(void *ctx, const char *line)
     snprintf(said + n, sizeof(said) - n, "%s\n", line);
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME_COARSE, &t);
-    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 static void land(const struct cp_rules *rules, int64_t since)
 {
     cleanup_close int rootfd = open(work, O_RDONLY | O_DIRECTORY);
@@ -96,12 +90,13 @@ static void land(const struct cp_rules *rules, int64_t since)
     cp_report_dispose(&rep);
 }
 
-/* Work folder files made "before the run": their ctime is before since. */
+/* Work folder files made "before the run": their ctime is before since, the file clock's
+ * reading once it has moved on from everything made so far. */
 static int64_t before_run(void)
 {
-    struct timespec pause = {0, 20 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    return now_ns();
+    int64_t since = wait_fs_tick();
+    assert_true(since > 0);
+    return since;
 }
 
 static int setup(void **state)

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "relay/tickets.h"
 #include "src/base/unix-msg.h"
 #include "src/base/util.h"
+#include "tests/unit/wait.h"
 
 /* ---- the peer's owner ---- */
 
@@ -124,7 +126,10 @@ static void test_relay_peer__gone_peer__is_unknown_not_ours(void **state)
     setsockopt(p.client, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
     close(p.client);
     p.client = open("/dev/null", O_RDONLY);
-    usleep(20000);
+    /* Until our end has taken the reset: then neither end is the peer's any more. */
+    struct pollfd reset = {.fd = p.accepted, .events = POLLIN};
+    assert_int_equal(poll(&reset, 1, WAIT_SECONDS * 1000), 1);
+    assert_true(reset.revents & (POLLERR | POLLHUP));
     uid_t uid = (uid_t)-1;
     cp_error_t err = NULL;
     assert_true(cp_relay_tcp_peer_uid(p.accepted, &uid, &err) < 0);

@@ -118,17 +118,23 @@ static int64_t clock_ms(clockid_t id)
 static void test_relay_tickets__door_clock__is_boottime_in_milliseconds(void **state)
 {
     (void)state;
-    /* Milliseconds: 40 ms apart reads as 40 ms, not as 0 or 1000. */
-    int64_t a = cp_tickets_now();
+    /* CLOCK_BOOTTIME in milliseconds: each reading lies between the boot clock's read just
+     * before and just after it (however long the machine kept us between), not 1000 times off
+     * nor in whole seconds. Suspended time counts towards the 30 minutes. */
+    int64_t before = clock_ms(CLOCK_BOOTTIME), a = cp_tickets_now();
+    int64_t after = clock_ms(CLOCK_BOOTTIME);
+    assert_true(a >= before && a <= after);
+    /* A clock that moves: 40 ms later (at least: nanosleep never wakes early) it read 40 more. */
     struct timespec pause = {.tv_nsec = 40 * 1000000};
     nanosleep(&pause, NULL);
+    before = clock_ms(CLOCK_BOOTTIME);
     int64_t b = cp_tickets_now();
-    assert_true(b - a >= 40 && b - a < 900);
-    /* CLOCK_BOOTTIME: suspended time counts towards the 30 minutes. CLOCK_MONOTONIC reads the
-     * same on a computer never suspended, so the difference is told only where there is one. */
-    int64_t boot = clock_ms(CLOCK_BOOTTIME), now = cp_tickets_now();
-    int64_t mono = clock_ms(CLOCK_MONOTONIC);
-    assert_true(now - boot >= 0 && now - boot < 50);
+    after = clock_ms(CLOCK_BOOTTIME);
+    assert_true(b >= before && b <= after && b - a >= 40);
+    /* CLOCK_MONOTONIC reads the same on a computer never suspended, so the difference is told
+     * only where there is one. */
+    int64_t mono = clock_ms(CLOCK_MONOTONIC), boot = clock_ms(CLOCK_BOOTTIME);
+    int64_t now = cp_tickets_now();
     if (boot - mono > 1000)
         assert_true(now - mono > 1000);
 }

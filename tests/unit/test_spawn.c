@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,20 +126,33 @@ static void test_spawn__fd_swap__no_stream_lost(void **state)
 static void test_spawn__dispose__stops_and_reaps(void **state)
 {
     (void)state;
-    char *const argv[] = {"/bin/sh", "-c", "sleep 30 & wait", NULL};
-    struct cp_spawn_opts o = {.new_session = true, .stop_signal = SIGKILL};
+    /* The sleep is started before the stop (its number on the shell's output), and orphaned
+     * to this process, which reaps it below: no guess at when it is gone. */
+    char *const argv[] = {"/bin/sh", "-c", "sleep 30 >/dev/null & echo $!; wait", NULL};
+    struct cp_spawn_opts o = {.new_session = true, .stop_signal = SIGKILL, .out = {CP_STDIO_PIPE}};
     struct cp_child c = CP_CHILD_INIT;
     cleanup_error cp_error_t err = NULL;
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
     assert_int_equal(cp_spawn(argv, &o, &c, &err), 0);
     pid_t pid = c.pid;
+    char line[32] = "";
+    for (size_t n = 0; n < sizeof(line) - 1 && strchr(line, '\n') == NULL;) {
+        ssize_t r = read(c.out, line + n, sizeof(line) - 1 - n);
+        assert_true(r > 0);
+        n += (size_t)r;
+    }
+    pid_t sleep_pid = (pid_t)strtol(line, NULL, 10);
+    assert_true(sleep_pid > 0);
     assert_int_equal(cp_child_try_wait(&c, NULL, &err), 0);
     cp_child_dispose(&c);
     assert_int_equal(c.pid, -1);
     assert_int_equal(waitpid(pid, NULL, WNOHANG), -1); /* reaped already */
     assert_int_equal(errno, ECHILD);
-    /* Its group, the sleep too, is gone (the sleep is reaped by whoever inherits it). */
-    for (int i = 0; i < 100 && kill(-pid, 0) == 0; i++)
-        usleep(20 * 1000);
+    /* Its group, the sleep too, is gone: killed, not ended after its 30 s. */
+    int ws = 0;
+    assert_int_equal(waitpid(sleep_pid, &ws, 0), sleep_pid);
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+    assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
     assert_int_equal(kill(-pid, 0), -1);
     int before = fcntl(STDIN_FILENO, F_GETFD);
     struct cp_child never = {0};

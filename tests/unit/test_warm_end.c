@@ -1,7 +1,9 @@
 /* A warm box's shell and its end marks: the real shell run here with sh on a message, and the
  * marks read out of output that arrives in pieces, with lookalikes passed through. */
 #include "config.h"
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,7 +91,9 @@ static void test_end_mark__lookalikes__passed_through(void **state)
     assert_string_equal(out.text, "\036conch-end ");
 }
 
-/* Runs the warm box's own shell here on message + "STDIN"; returns its exit status. */
+/* Runs the warm box's own shell here on message + "STDIN"; returns its exit status. It runs in
+ * a session of its own, killed whole once it has ended: a stop that comes before the timer knows
+ * its sleep's number leaves the sleep behind (in a box, it ends with the box). */
 static int run_waiter(char *const *argv, const char *nonce, char *out, size_t out_len)
 {
     cleanup_buf struct cp_buf msg;
@@ -101,20 +105,40 @@ static int run_waiter(char *const *argv, const char *nonce, char *out, size_t ou
     assert_true(fd >= 0);
     assert_int_equal(cp_write_all(fd, msg.data, msg.len), 0);
     assert_int_equal(cp_write_all(fd, "STDIN", 5), 0);
-    close(fd);
-    /* In a session of its own, ended after: a stop that comes before the timer knows its sleep's
-     * number leaves the sleep behind (in a box, it ends with the box). */
-    setenv("CONCH_TEST_WAITER", cp_warm_waiter[2], 1);
-    cleanup_free char *cmd =
-        xasprintf("cd / && setsid -w sh -c 'sh -c \"$CONCH_TEST_WAITER\" < %s "
-                  "2>&1; s=$?; trap \"\" TERM; kill 0; sleep 0.1; kill 0; exit $s'",
-                  path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, out_len - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
     unlink(path);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setsid() < 0 || chdir("/") < 0 || dup2(fd, STDIN_FILENO) < 0 ||
+            dup2(p[1], STDOUT_FILENO) < 0 || dup2(p[1], STDERR_FILENO) < 0)
+            _exit(126);
+        close(fd);
+        close(p[0]);
+        close(p[1]);
+        execl("/bin/sh", "sh", "-c", cp_warm_waiter[2], (char *)NULL);
+        _exit(127);
+    }
+    close(fd);
+    close(p[1]);
+    /* Ended, not yet reaped: its number still names its group, which goes whole (a sleep still
+     * being forked goes too, since a fork under SIGKILL never finishes). Its output is far less
+     * than a pipe holds, so it is read after. */
+    siginfo_t ended;
+    assert_int_equal(waitid(P_PID, (id_t)pid, &ended, WEXITED | WNOWAIT), 0);
+    kill(-pid, SIGKILL);
+    size_t n = 0;
+    for (ssize_t r; n < out_len - 1 && (r = read(p[0], out + n, out_len - 1 - n)) != 0;)
+        if (r > 0)
+            n += (size_t)r;
+        else if (errno != EINTR)
+            break;
+    out[n] = '\0';
+    close(p[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
