@@ -300,7 +300,6 @@ static const char *judge(struct layer *l, int udirfd, const char *name, const ch
     return cp_layer_link_why(l->o->rules, path, target);
 }
 
-/* A landed copy-mode file whose layer copy a cut-short landing did not yet remove. */
 /* For gate.test alone: with CONCH_TEST_HOLD_LANDING naming a folder, the landing stops once its
  * first file is in place, says so by making FOLDER/held and waits until the fifo FOLDER/go is
  * written to and closed, so that the test's kill -9 comes in the middle of a landing for certain
@@ -321,11 +320,32 @@ static void test_hold(struct layer *l)
         ;
 }
 
-static bool already_landed(const struct stat *here, const struct stat *st)
+/* Whether the two open files hold the same bytes (their sizes are equal). */
+static bool same_bytes(int a, int b)
 {
-    return S_ISREG(here->st_mode) && S_ISREG(st->st_mode) && here->st_size == st->st_size &&
-           here->st_mtim.tv_sec == st->st_mtim.tv_sec &&
-           here->st_mtim.tv_nsec == st->st_mtim.tv_nsec && here->st_nlink == 1;
+    char x[16384], y[16384];
+    for (;;) {
+        ssize_t n = read(a, x, sizeof(x));
+        if (n < 0 || read(b, y, (size_t)n) != n || memcmp(x, y, (size_t)n) != 0)
+            return false;
+        if (n == 0)
+            return true;
+    }
+}
+
+/* A landed copy-mode file whose layer copy a cut-short landing did not yet remove: the same
+ * size, time and bytes. The bytes too, since two boxes of one folder may write a file of one
+ * size in one tick of the file clock, and the later's must then land beside, not be dropped. */
+static bool already_landed(int dirfd, const char *base, const struct stat *here, int udirfd,
+                           const char *name, const struct stat *st)
+{
+    if (!S_ISREG(here->st_mode) || !S_ISREG(st->st_mode) || here->st_size != st->st_size ||
+        here->st_mtim.tv_sec != st->st_mtim.tv_sec ||
+        here->st_mtim.tv_nsec != st->st_mtim.tv_nsec || here->st_nlink != 1)
+        return false;
+    cleanup_close int a = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int b = openat(udirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    return a >= 0 && b >= 0 && same_bytes(a, b);
 }
 
 static void land_file(struct layer *l, int udirfd, const char *name, const char *path,
@@ -358,7 +378,7 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
         tell(l, free_slot ? "added" : mine ? "beside" : "changed", path, NULL);
         return;
     }
-    if (mine && already_landed(&here, st)) {
+    if (mine && already_landed(dirfd, base, &here, udirfd, name, st)) {
         unlinkat(udirfd, name, 0);
         return;
     }
