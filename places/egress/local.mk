@@ -4,6 +4,7 @@ libconch_la_SOURCES += \
 	places/egress/answer.c places/egress/answer.h \
 	places/egress/auth.c places/egress/auth.h \
 	places/egress/ca.c places/egress/ca.h \
+	places/egress/keys.c places/egress/keys.h \
 	places/egress/elog.c places/egress/elog.h \
 	places/egress/hello.c places/egress/hello.h \
 	places/egress/http1.c places/egress/http1.h \
