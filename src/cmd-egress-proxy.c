@@ -61,6 +61,8 @@ static const struct cp_option options[] = {
     {"keys-stdin", 0, NULL,
      "wait for the secret, the CA and the upstream proxy as the first message on standard input "
      "(or the sign-ins' door), not the environment; serve only then"},
+    {"keys-wait", 0, "SECONDS",
+     "with --keys-stdin: leave when no keys came this long (default 60)"},
     {0},
 };
 
@@ -360,15 +362,17 @@ static int refuse_env_keys(cp_error_t *err)
 
 /* --keys-stdin: the keys from the channel (keys.h), the door open first so that they may come
  * through it; then the secret and the upstream taken from them, the CA left for build_tls. */
-static int wait_keys(struct cp_egress_proxy_config *cfg, char **secret_out, char **ca_out,
-                     struct cp_egress_upstream *up, cp_error_t *err)
+static int wait_keys(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg,
+                     char **secret_out, char **ca_out, struct cp_egress_upstream *up,
+                     cp_error_t *err)
 {
     __attribute__((cleanup(cp_egress_keys_dispose))) struct cp_egress_keys k = {0};
-    if (refuse_env_keys(err) < 0 || cp_egress_keys_expect(err) < 0)
+    unsigned wait_ms = CP_EGRESS_KEYS_WAIT_MS;
+    if (seconds_option(args, "keys-wait", 3600, &wait_ms, err) < 0 || refuse_env_keys(err) < 0 ||
+        cp_egress_keys_expect(err) < 0)
         return cp_error_code(err);
     open_door(cfg);
-    if (cp_egress_keys_wait(STDIN_FILENO, cfg->sign_ins, cfg->log, CP_EGRESS_KEYS_WAIT_MS, &k,
-                            err) < 0)
+    if (cp_egress_keys_wait(STDIN_FILENO, cfg->sign_ins, cfg->log, (int)wait_ms, &k, err) < 0)
         return cp_error_wrap(err, "--keys-stdin");
     if (k.https_proxy != NULL && cp_egress_upstream_parse(k.https_proxy, k.no_proxy, up, err) < 0)
         return cp_error_wrap(err, "the keys' https_proxy");
@@ -383,7 +387,7 @@ static int take_keys(const struct cp_parsed *args, struct cp_egress_proxy_config
                      struct cp_egress_tls **tls_out, cp_error_t *err)
 {
     char *ca = NULL;
-    if (keyed(args) ? wait_keys(cfg, secret_out, &ca, up, err) < 0
+    if (keyed(args) ? wait_keys(args, cfg, secret_out, &ca, up, err) < 0
                     : take_secret(secret_out, err) < 0 || cp_egress_upstream_from_env(up, err) < 0)
         return cp_error_code(err);
     return build_tls(args, ca, tls_out, err);
