@@ -41,6 +41,10 @@ check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
 	tests/unit/test_egress_signins
+check_PROGRAMS += tests/unit/test_egress_keys
+tests_unit_test_egress_keys_SOURCES = tests/unit/test_egress_keys.c
+tests_unit_test_egress_keys_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_keys_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
 tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
@@ -72,6 +76,7 @@ TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
 	tests/unit/test_egress_signins
+TESTS += tests/unit/test_egress_keys
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
