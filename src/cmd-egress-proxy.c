@@ -400,7 +400,7 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     if (args->nrest != 0)
         return cp_error_make(err, CP_ERR_USAGE, 0, "egress-proxy takes no arguments");
     cleanup_egress_policy struct cp_egress_policy policy = {0};
-    __attribute__((cleanup(cp_cleanup_freep))) char *secret = NULL;
+    __attribute__((cleanup(free_secretp))) char *secret = NULL;
     __attribute__((cleanup(close_log))) FILE *log = NULL;
     __attribute__((cleanup(cp_egress_upstream_dispose))) struct cp_egress_upstream upstream = {0};
     __attribute__((cleanup(tls_freep))) struct cp_egress_tls *tls = NULL;
