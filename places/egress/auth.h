@@ -4,9 +4,9 @@
  * it with its keys on standard input (keys.h; conch-place makes it as HMAC-SHA256 of the
  * sidecar's id under its CA, sidecar-keys.c), a proxy run by hand from CONCH_EGRESS_SECRET;
  * never on the command line, which other processes can read, nor in the environment of a box
- * the engine keeps, which `inspect` shows. A box's credential is user = its box id ([A-Za-z0-9_.-], 1 to 64
- * bytes) and password = lower-case hex of HMAC-SHA256(secret, box id), sent as
- * `Proxy-Authorization: Basic base64(box:token)`; conch-place puts it in the box's
+ * the engine keeps, which `inspect` shows. A box's credential is user = its box id
+ * ([A-Za-z0-9_.-], 1 to 64 bytes) and password = lower-case hex of HMAC-SHA256(secret, box id),
+ * sent as `Proxy-Authorization: Basic base64(box:token)`; conch-place puts it in the box's
  * HTTP_PROXY=http://BOX:TOKEN@SIDECAR_IP:3128. A sidecar shared by many boxes thus learns no
  * list of boxes, and no box can speak for another. Without a secret (the proxy used on its
  * own) the credential is optional and the box id it names is logged unverified. */
