@@ -1,10 +1,13 @@
 /* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
- * from the options, takes the per-box secret from the environment (argv is readable by every
- * process on the machine; see places/egress/auth.h for the credential), the CA that signs the
- * certificates of read and write hosts from CONCH_EGRESS_CA and extra roots from
- * CONCH_EGRESS_TRUST (both copied, wiped and unset at start, for the same reason), and the
- * upstream proxy from HTTPS_PROXY and NO_PROXY (it may hold a password), and runs the loop.
- * Sign-ins come on standard input (places/egress/sign-ins-feed.h), never in argv. */
+ * from the options and extra roots from CONCH_EGRESS_TRUST (certificates only), and runs the
+ * loop. The sidecar conch-place starts (--keys-stdin) takes its keys, the per-box secret (see
+ * places/egress/auth.h for the credential), the CA that signs the certificates of read and
+ * write hosts and the upstream proxy (it may hold a password), as the first message on the
+ * sign-in channel (places/egress/keys.h) and serves nothing before: the engine keeps a box's
+ * environment and argv in its config, which `inspect` shows and the engine writes to disk. A
+ * person running it by hand may give them in CONCH_EGRESS_SECRET, CONCH_EGRESS_CA, HTTPS_PROXY
+ * and NO_PROXY instead (copied, wiped and unset at start: argv is readable by every process on
+ * the machine). Sign-ins come on standard input (places/egress/sign-ins-feed.h), never argv. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,6 +22,7 @@
 
 #include "places/egress/auth.h"
 #include "places/egress/ca.h"
+#include "places/egress/keys.h"
 #include "places/egress/policy.h"
 #include "places/egress/proxy.h"
 #include "places/egress/sign-ins-door.h"
@@ -54,10 +58,20 @@ static const struct cp_option options[] = {
     {"exit-idle", 0, "SECONDS", "exit after this long with no connection (default: never)"},
     {"sign-ins-stdin", 0, NULL, "read sign-in messages from standard input (one JSON line each)"},
     {"send-sign-ins", 0, NULL, "hand the message on standard input to this namespace's proxy"},
+    {"keys-stdin", 0, NULL,
+     "wait for the secret, the CA and the upstream proxy as the first message on standard input "
+     "(or the sign-ins' door), not the environment; serve only then"},
+    {"keys-wait", 0, "SECONDS",
+     "with --keys-stdin: leave when no keys came this long (default 60)"},
     {0},
 };
 
 extern const struct cp_command cp_cmd_egress_proxy;
+
+static bool keyed(const struct cp_parsed *args)
+{
+    return cp_arg(args, &cp_cmd_egress_proxy, "keys-stdin") != NULL;
+}
 
 typedef int (*add_fn)(struct cp_egress_policy *, const char *, cp_error_t *);
 
@@ -178,7 +192,8 @@ static void free_secretp(char **s)
 static int take_ca(const struct cp_parsed *args, char **pem_out, cp_error_t *err)
 {
     const char *out = cp_arg(args, &cp_cmd_egress_proxy, "ca-cert-out");
-    *pem_out = take_env(CP_EGRESS_CA_ENV);
+    if (*pem_out == NULL)
+        *pem_out = take_env(CP_EGRESS_CA_ENV);
     if (*pem_out != NULL)
         return 0;
     if (cp_egress_ca_generate(pem_out, err) < 0)
@@ -195,9 +210,11 @@ static int take_ca(const struct cp_parsed *args, char **pem_out, cp_error_t *err
     return 0;
 }
 
-static int build_tls(const struct cp_parsed *args, struct cp_egress_tls **out, cp_error_t *err)
+/* ca: the keys' CA (taken: wiped here), or NULL for CONCH_EGRESS_CA's or one made now. */
+static int build_tls(const struct cp_parsed *args, char *ca_in, struct cp_egress_tls **out,
+                     cp_error_t *err)
 {
-    __attribute__((cleanup(free_secretp))) char *ca = NULL;
+    __attribute__((cleanup(free_secretp))) char *ca = ca_in;
     cleanup_free char *trust = take_env(CP_EGRESS_TRUST_ENV);
     const char *files[64];
     size_t n = 0;
@@ -271,7 +288,7 @@ static void set_sign_ins(const struct cp_parsed *args, struct cp_egress_proxy_co
 {
     static struct cp_signins_holder holder;
     cfg->sign_ins_fd = -1;
-    if (cp_arg(args, &cp_cmd_egress_proxy, "sign-ins-stdin") == NULL)
+    if (cp_arg(args, &cp_cmd_egress_proxy, "sign-ins-stdin") == NULL && !keyed(args))
         return;
     guard_memory();
     cp_signins_holder_init(&holder);
@@ -324,6 +341,58 @@ static int send_sign_ins(cp_error_t *err)
     return 0;
 }
 
+/* A sidecar that was given keys in its environment is one the engine shows them for: it does
+ * not start (and the variables are wiped all the same). */
+static int refuse_env_keys(cp_error_t *err)
+{
+    static const char *const names[] = {CP_EGRESS_SECRET_ENV, CP_EGRESS_CA_ENV};
+    bool found = false;
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        char *v = take_env(names[i]);
+        found = found || v != NULL;
+        cp_free_secret(v);
+    }
+    if (found)
+        return cp_error_make(err, CP_ERR_UNSAFE, 0,
+                             "--keys-stdin: %s or %s is in the environment, which the engine "
+                             "shows to anyone who may use it; keys come on standard input only",
+                             CP_EGRESS_SECRET_ENV, CP_EGRESS_CA_ENV);
+    return 0;
+}
+
+/* --keys-stdin: the keys from the channel (keys.h), the door open first so that they may come
+ * through it; then the secret and the upstream taken from them, the CA left for build_tls. */
+static int wait_keys(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg,
+                     char **secret_out, char **ca_out, struct cp_egress_upstream *up,
+                     cp_error_t *err)
+{
+    __attribute__((cleanup(cp_egress_keys_dispose))) struct cp_egress_keys k = {0};
+    unsigned wait_ms = CP_EGRESS_KEYS_WAIT_MS;
+    if (seconds_option(args, "keys-wait", 3600, &wait_ms, err) < 0 || refuse_env_keys(err) < 0 ||
+        cp_egress_keys_expect(err) < 0)
+        return cp_error_code(err);
+    open_door(cfg);
+    if (cp_egress_keys_wait(STDIN_FILENO, cfg->sign_ins, cfg->log, (int)wait_ms, &k, err) < 0)
+        return cp_error_wrap(err, "--keys-stdin");
+    if (k.https_proxy != NULL && cp_egress_upstream_parse(k.https_proxy, k.no_proxy, up, err) < 0)
+        return cp_error_wrap(err, "the keys' https_proxy");
+    *secret_out = steal_pointer(&k.secret);
+    *ca_out = steal_pointer(&k.ca_pem);
+    return 0;
+}
+
+/* The keys: from the channel, or (by hand) the environment. */
+static int take_keys(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg,
+                     char **secret_out, struct cp_egress_upstream *up,
+                     struct cp_egress_tls **tls_out, cp_error_t *err)
+{
+    char *ca = NULL;
+    if (keyed(args) ? wait_keys(args, cfg, secret_out, &ca, up, err) < 0
+                    : take_secret(secret_out, err) < 0 || cp_egress_upstream_from_env(up, err) < 0)
+        return cp_error_code(err);
+    return build_tls(args, ca, tls_out, err);
+}
+
 static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
 {
     if (cp_arg(args, &cp_cmd_egress_proxy, "send-sign-ins") != NULL)
@@ -331,34 +400,34 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
     if (args->nrest != 0)
         return cp_error_make(err, CP_ERR_USAGE, 0, "egress-proxy takes no arguments");
     cleanup_egress_policy struct cp_egress_policy policy = {0};
-    __attribute__((cleanup(cp_cleanup_freep))) char *secret = NULL;
+    __attribute__((cleanup(free_secretp))) char *secret = NULL;
     __attribute__((cleanup(close_log))) FILE *log = NULL;
     __attribute__((cleanup(cp_egress_upstream_dispose))) struct cp_egress_upstream upstream = {0};
     __attribute__((cleanup(tls_freep))) struct cp_egress_tls *tls = NULL;
-    if (build_policy(args, &policy, err) < 0 || take_secret(&secret, err) < 0 ||
-        build_tls(args, &tls, err) < 0 || cp_egress_upstream_from_env(&upstream, err) < 0)
-        return cp_error_code(err);
     struct cp_egress_proxy_config cfg = {
         .policy = &policy,
         .stop = &stop_requested,
-        .upstream = upstream.host[0] ? &upstream : NULL,
         .dns_servers = cp_arg(args, &cp_cmd_egress_proxy, "dns-server"),
-        .tls = tls,
     };
-    if (configure(args, &cfg, err) < 0)
-        return cp_error_code(err);
     __attribute__((cleanup(sign_ins_clear))) struct cp_signins_holder *sign_ins = NULL;
+    if (build_policy(args, &policy, err) < 0 || configure(args, &cfg, err) < 0 ||
+        open_log(cp_arg(args, &cp_cmd_egress_proxy, "log"), &log, err) < 0)
+        return cp_error_code(err);
+    cfg.log = log;
     set_sign_ins(args, &cfg);
     sign_ins = cfg.sign_ins;
+    install_stop_handlers();
+    if (take_keys(args, &cfg, &secret, &upstream, &tls, err) < 0)
+        return cp_error_code(err);
+    cfg.upstream = upstream.host[0] ? &upstream : NULL;
+    cfg.tls = tls;
     const char *listen_at = cp_arg(args, &cp_cmd_egress_proxy, "listen");
     cleanup_close int lfd = -1;
-    if (open_log(cp_arg(args, &cp_cmd_egress_proxy, "log"), &log, err) < 0 ||
-        cp_egress_listen(listen_at ? listen_at : "0.0.0.0:3128", &lfd, err) < 0)
+    if (cp_egress_listen(listen_at ? listen_at : "0.0.0.0:3128", &lfd, err) < 0)
         return cp_error_code(err);
     cfg.secret = secret;
-    cfg.log = log;
-    open_door(&cfg);
-    install_stop_handlers();
+    if (!keyed(args))
+        open_door(&cfg);
     cp_debug("egress proxy on %s, %zu hosts allowed%s%s", listen_at ? listen_at : "0.0.0.0:3128",
              policy.patterns.n, upstream.host[0] ? ", through the upstream proxy " : "",
              upstream.host);

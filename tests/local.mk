@@ -169,6 +169,11 @@ EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
 TESTS += tests/integration/egress-tls.test
 EXTRA_DIST += tests/integration/egress-tls.test tests/integration/https-test-server.py
 
+# No secret in a container's config (issue 36): the sidecar's CA key, its boxes' secret, a
+# sign-in's token and the upstream's password in no inspect and no engine state on disk.
+TESTS += tests/integration/inspect-secrets.test
+EXTRA_DIST += tests/integration/inspect-secrets.test
+
 # A person without root (issue 21): rootless Podman of a test user (its own engine, so beside the
 # chain below), and Docker through the docker group (on the chain: the shared dockerd).
 TESTS += tests/integration/rootless.test tests/integration/docker-group.test

@@ -25,6 +25,7 @@
 #define TRUST_MAX   (4 * 1024 * 1024)
 #define LINK_HOPS   4
 #define PEM_CERT    "-----BEGIN CERTIFICATE-----"
+#define PEM_END     "-----END CERTIFICATE-----"
 #define CA_ENV_PATH CP_BOX_CA_BUNDLE
 
 const char *const cp_box_ca_env[] = {
@@ -364,6 +365,28 @@ int cp_egress_box_bundle(struct cp_engine *e, const char *image_id, const char *
 
 /* ---- egress.ca_file ---- */
 
+/* The certificates of text alone, each block whole: a bundle that also holds a private key (a
+ * cert-and-key file named by mistake) gives the sidecar's environment none of it. NULL when
+ * there is no whole certificate. */
+static char *certificates_only(const char *text)
+{
+    cleanup_buf struct cp_buf b;
+    cp_buf_init(&b, TRUST_MAX + 1);
+    for (const char *at = strstr(text, PEM_CERT); at != NULL; at = strstr(at, PEM_CERT)) {
+        const char *end = strstr(at, PEM_END);
+        if (end == NULL)
+            break;
+        end += strlen(PEM_END);
+        const char *next = strstr(at + strlen(PEM_CERT), PEM_CERT);
+        if (next == NULL || next > end) {
+            (void)cp_buf_append(&b, at, (size_t)(end - at));
+            (void)cp_buf_append(&b, "\n", 1);
+        }
+        at = end;
+    }
+    return b.len > 0 ? steal_pointer(&b.data) : NULL;
+}
+
 int cp_egress_extra_trust(const struct cp_config *cfg, char **out, cp_error_t *err)
 {
     const char *path = cfg != NULL ? cp_config_egress_ca_file(cfg) : NULL;
@@ -371,7 +394,9 @@ int cp_egress_extra_trust(const struct cp_config *cfg, char **out, cp_error_t *e
     if (path == NULL)
         return 0;
     cleanup_free char *text = NULL;
-    if (cp_read_file(path, TRUST_MAX, &text, NULL, err) < 0 || strstr(text, PEM_CERT) == NULL) {
+    cleanup_free char *certs = NULL;
+    if (cp_read_file(path, TRUST_MAX, &text, NULL, err) < 0 ||
+        (certs = certificates_only(text)) == NULL) {
         if (*err == NULL)
             cp_error_make(err, CP_ERR_USAGE, 0, "%s holds no PEM certificate", path);
         cp_error_wrap(err, "egress.ca_file");
@@ -380,6 +405,7 @@ int cp_egress_extra_trust(const struct cp_config *cfg, char **out, cp_error_t *e
                       "or unset it ('conch-place config unset egress.ca_file').");
         return cp_error_code(err);
     }
-    *out = steal_pointer(&text);
+    explicit_bzero(text, strlen(text));
+    *out = steal_pointer(&certs);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* What the sidecar signs with and what a sealed box trusts (issue 18). The sidecar ends each
  * tunnel's TLS with certificates it mints from a CA of conch-place's own: its key lives in
- * $CONCH_HOME/egress/ca.pem (0600, the person's) and in the sidecar's memory, never in a box.
+ * $CONCH_HOME/egress/ca.pem (0600, the person's) and in the sidecar's memory, never in a box
+ * nor in the sidecar's config (it comes with the sidecar's keys: sidecar-keys.c).
  * The box trusts that CA through a bundle of its image's own roots plus the CA's certificate,
  * bound read-only over the image's bundle paths, and the variables the usual clients read. */
 #ifndef CONCH_EGRESS_TRUST_H
@@ -27,8 +28,9 @@ int cp_egress_box_bundle(struct cp_engine *e, const char *image_id, const char *
 /* The variables that point the usual clients at CP_BOX_CA_BUNDLE, "K=V", NULL-terminated. */
 extern const char *const cp_box_ca_env[];
 
-/* egress.ca_file's text, checked to hold a certificate, or NULL when it is not set. *out is the
- * caller's. */
+/* egress.ca_file's certificates (every other block, a private key say, left out: they go to
+ * the sidecar's environment, which the engine shows), checked to hold one, or NULL when it is
+ * not set. *out is the caller's. */
 int cp_egress_extra_trust(const struct cp_config *cfg, char **out, cp_error_t *err);
 
 #endif

@@ -27,6 +27,7 @@ libconch_la_SOURCES += \
 	places/container/sign-ins-message.c \
 	places/container/egress-image.c places/container/egress-image.h \
 	places/container/sidecar.h places/container/sidecar-start.c \
+	places/container/sidecar-keys.c \
 	places/container/sidecar-names.c places/container/sidecar-names.h \
 	places/container/sidecar-network.c places/container/sidecar-network.h \
 	places/container/sidecar-proxy-env.c places/container/sidecar-clean.c \

@@ -151,6 +151,7 @@ static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
         if (used)
             continue;
         cp_sidecar_holder_remove(e, name);
+        cp_sidecar_keys_forget(id);
         cleanup_error cp_error_t rm = NULL;
         if (cp_box_remove(e, id, &rm) == 0)
             (*removed)++;

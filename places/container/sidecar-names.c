@@ -38,6 +38,7 @@ static char **proxy_args(const struct cp_allowlist *list)
     cp_strvec_push(&v, "--exit-idle");
     cp_strvec_pushf(&v, "%ld", idle);
     cp_strvec_push(&v, "--sign-ins-stdin"); /* each run's sign-ins (sign-in-send.h) */
+    cp_strvec_push(&v, "--keys-stdin");     /* its keys, that way first (sidecar-keys.c) */
     cp_strvec_push(&v, "--max-connections");
     cp_strvec_pushf(&v, "%d", CP_SIDECAR_CONNECTIONS);
     if (list->allow_all)
@@ -56,8 +57,9 @@ static char **proxy_args(const struct cp_allowlist *list)
     return cp_strvec_steal(&v);
 }
 
-/* The upstream proxy from conch-place's own environment, for the sidecar's environment only
- * (it may hold a password: never argv, never the box). See places/egress/upstream.h. */
+/* The upstream proxy from conch-place's own environment, for the sidecar's keys only (it may
+ * hold a password: never its environment or argv, never the box). See
+ * places/egress/upstream.h. */
 char **cp_sidecar_upstream_env(void)
 {
     static const char *const pairs[][2] = {{"https_proxy", "HTTPS_PROXY"},
@@ -74,14 +76,40 @@ char **cp_sidecar_upstream_env(void)
     return v;
 }
 
+/* The upstream's part of the hash: keyed by the CA, since the hash is a label anyone who may
+ * use the engine reads, and a plain digest of a URL with a password would let them try
+ * passwords against it. */
+static void upstream_hash(const struct cp_sidecar_trust *trust, struct cp_buf *b)
+{
+    cleanup_strv char **up = cp_sidecar_upstream_env();
+    struct cp_buf text;
+    cp_buf_init(&text, 1 << 20);
+    for (size_t i = 0; up[i] != NULL; i++) {
+        (void)cp_buf_append(&text, "\n", 1);
+        (void)cp_buf_append(&text, up[i], strlen(up[i]));
+        explicit_bzero(up[i], strlen(up[i]));
+    }
+    if (text.len == 0) {
+        cp_buf_dispose(&text);
+        return;
+    }
+    uint8_t mac[CP_SHA256_LEN];
+    char hex[2 * CP_SHA256_LEN + 1];
+    const char *key = trust->ca_pem != NULL ? trust->ca_pem : "";
+    cp_hmac_sha256(key, strlen(key), text.data, text.len, mac);
+    cp_hex(mac, CP_SHA256_LEN, hex);
+    explicit_bzero(text.data, text.len);
+    cp_buf_dispose(&text);
+    (void)cp_buf_append(b, "\nupstream ", 10);
+    (void)cp_buf_append(b, hex, strlen(hex));
+}
+
 /* The list's hash (16 hex), over the image, the proxy's arguments, its upstream and what it
  * signs with and trusts too: a new CA or egress.ca_file makes another sidecar. */
 static void list_hash(const struct cp_allowlist *list, const char *image, char **args,
                       const struct cp_sidecar_trust *trust, char out[17])
 {
     struct cp_buf b;
-    /* A changed upstream makes another sidecar. */
-    cleanup_strv char **up = cp_sidecar_upstream_env();
     cp_buf_init(&b, 1 << 20);
     (void)cp_buf_append(&b, image, strlen(image));
     (void)cp_buf_append(&b, "\nca ", 4);
@@ -98,11 +126,7 @@ static void list_hash(const struct cp_allowlist *list, const char *image, char *
         (void)cp_buf_append(&b, "\n", 1);
         (void)cp_buf_append(&b, args[i], strlen(args[i]));
     }
-    for (size_t i = 0; up[i] != NULL; i++) {
-        (void)cp_buf_append(&b, "\n", 1);
-        (void)cp_buf_append(&b, up[i], strlen(up[i]));
-        explicit_bzero(up[i], strlen(up[i]));
-    }
+    upstream_hash(trust, &b); /* a changed upstream makes another sidecar */
     (void)cp_buf_append(&b, "", 1);
     char hash[65];
     cp_allowlist_hash(list, b.data, hash);

@@ -1,6 +1,7 @@
 /* A folder's sidecar started through the engine's API: found running, or made, joined to its
- * internal network and started, by one run at a time under a lock; a sidecar made now must
- * answer a probe box on its network before any box relies on it. */
+ * internal network and started, by one run at a time under a lock, and given its keys
+ * (sidecar-keys.c) when it may not have them; a sidecar made now must answer a probe box on
+ * its network before any box relies on it. */
 #include "config.h"
 
 #include <errno.h>
@@ -39,19 +40,6 @@ void cp_sidecar_dispose(struct cp_sidecar *s)
     memset(s, 0, sizeof(*s));
 }
 
-static char *random_secret(void)
-{
-    unsigned char rnd[32];
-    cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd))
-        return NULL;
-    char *hex = xmalloc(2 * sizeof(rnd) + 1);
-    for (size_t i = 0; i < sizeof(rnd); i++)
-        snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
-    explicit_bzero(rnd, sizeof(rnd));
-    return hex;
-}
-
 static json_object *strv_json(char *const *v)
 {
     json_object *a = json_object_new_array();
@@ -85,40 +73,28 @@ static json_object *sidecar_host_config(const struct cp_engine *e)
     return h;
 }
 
-/* The secret, the CA (with its key) and the upstream proxy reach the sidecar in its environment
- * only, which the proxy wipes at start: never argv, never a file a box could be given. */
-static char **sidecar_env(const char *secret, const struct cp_sidecar_trust *trust)
+/* The engine keeps a box's environment, argv and labels in its config, which `inspect` shows to
+ * anyone who may use the engine and which it writes to its state on disk: the sidecar's keys
+ * (CA, secret, upstream proxy) come after its start, by the sign-ins' way (sidecar-keys.c),
+ * and its environment holds egress.ca_file's certificates alone, which are no secret. */
+static json_object *sidecar_env(const struct cp_sidecar_trust *trust)
 {
-    cleanup_strv char **up = cp_sidecar_upstream_env();
-    char **v = xcalloc(6, sizeof(char *));
-    size_t n = 0;
-    v[n++] = xasprintf("%s=%s", CP_EGRESS_SECRET_ENV, secret);
-    v[n++] = xasprintf("%s=%s", CP_EGRESS_CA_ENV, trust->ca_pem);
-    if (trust->extra != NULL)
-        v[n++] = xasprintf("%s=%s", CP_EGRESS_TRUST_ENV, trust->extra);
-    for (size_t i = 0; up[i] != NULL && i < 2; i++)
-        v[n++] = xstrdup(up[i]);
-    for (size_t i = 0; up[i] != NULL; i++)
-        explicit_bzero(up[i], strlen(up[i]));
-    return v;
-}
-
-static void wipe_strv(char ***v)
-{
-    for (size_t i = 0; *v != NULL && (*v)[i] != NULL; i++)
-        explicit_bzero((*v)[i], strlen((*v)[i]));
-    cp_strv_free(*v);
+    json_object *env = json_object_new_array();
+    if (trust->extra != NULL) {
+        cleanup_free char *kv = xasprintf("%s=%s", CP_EGRESS_TRUST_ENV, trust->extra);
+        json_object_array_add(env, json_object_new_string(kv));
+    }
+    return env;
 }
 
 static json_object *sidecar_body(const struct cp_engine *e, const struct cp_sidecar_names *n,
-                                 const char *image, char **args, const char *secret,
+                                 const char *image, char **args,
                                  const struct cp_sidecar_trust *trust)
 {
     json_object *c = json_object_new_object();
     json_object_object_add(c, "Image", json_object_new_string(image));
     json_object_object_add(c, "Cmd", strv_json(args));
-    __attribute__((cleanup(wipe_strv))) char **env = sidecar_env(secret, trust);
-    json_object_object_add(c, "Env", strv_json(env));
+    json_object_object_add(c, "Env", sidecar_env(trust));
     json_object_object_add(c, "User", json_object_new_string("65534:65534"));
     json_object_object_add(c, "Labels", cp_sidecar_labels(n));
     /* Standard input stays open for the sidecar's life: each run's sign-ins come that way. */
@@ -144,11 +120,7 @@ static int connect_and_start(struct cp_engine *e, const char *name, const char *
 static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n, const char *image,
                           char **args, const struct cp_sidecar_trust *trust, cp_error_t *err)
 {
-    __attribute__((cleanup(cp_cleanup_freep))) char *secret = random_secret();
-    if (secret == NULL)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read /dev/urandom");
-    cleanup_json json_object *body = sidecar_body(e, n, image, args, secret, trust);
-    explicit_bzero(secret, strlen(secret));
+    cleanup_json json_object *body = sidecar_body(e, n, image, args, trust);
     cleanup_free char *idc = NULL;
     int made = cp_box_create_once(e, body, n->name, "the sidecar", &idc, err);
     if (made <= 0)
@@ -159,21 +131,6 @@ static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n,
         return cp_error_code(err);
     }
     return 0;
-}
-
-static char *env_value(json_object *config, const char *key)
-{
-    json_object *env = NULL;
-    size_t kl = strlen(key);
-    if (!json_object_object_get_ex(config, "Env", &env) ||
-        !json_object_is_type(env, json_type_array))
-        return NULL;
-    for (size_t i = 0; i < json_object_array_length(env); i++) {
-        const char *kv = json_object_get_string(json_object_array_get_idx(env, i));
-        if (kv != NULL && strncmp(kv, key, kl) == 0 && kv[kl] == '=')
-            return xstrdup(kv + kl + 1);
-    }
-    return NULL;
 }
 
 /* How a holder joins the sidecar's PID namespace (sidecar-hold.c's opening). Podman's is by its
@@ -190,28 +147,26 @@ static char *pid_mode(const struct cp_engine *e, json_object *c)
     return xasprintf("ns:/proc/%lld/ns/pid", (long long)cp_json_int(state, "Pid", 0));
 }
 
-/* Fills out from a running sidecar: 1 when it runs and is usable, 0 when absent (a stopped one
- * is removed first), or an error. */
+/* Fills out from a running sidecar: 1 when it runs and is usable (*started_out: when it
+ * started), 0 when absent (a stopped one is removed first), or an error. */
 static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar *out,
-                        cp_error_t *err)
+                        char **started_out, cp_error_t *err)
 {
     cleanup_json json_object *c = NULL;
     int r = cp_box_inspect_ours(e, name, CP_SIDECAR_LABEL, &c, err);
     if (r <= 0)
         return r;
-    json_object *state = NULL, *config = NULL, *ns = NULL, *nets = NULL, *net = NULL,
-                *running = NULL;
+    json_object *state = NULL, *ns = NULL, *nets = NULL, *net = NULL, *running = NULL;
     json_object_object_get_ex(c, "State", &state);
     json_object_object_get_ex(state, "Running", &running);
-    json_object_object_get_ex(c, "Config", &config);
     json_object_object_get_ex(c, "NetworkSettings", &ns);
     json_object_object_get_ex(ns, "Networks", &nets);
     json_object_object_get_ex(nets, name, &net);
     const char *id = cp_json_str(c, "Id"), *ip = cp_json_str(net, "IPAddress");
-    cleanup_free char *secret = env_value(config, CP_EGRESS_SECRET_ENV);
-    if (!json_object_get_boolean(running) || ip == NULL || ip[0] == '\0' || secret == NULL) {
+    if (!json_object_get_boolean(running) || ip == NULL || ip[0] == '\0') {
         cp_debug("replacing the sidecar %s, which is not running", name);
         cp_sidecar_holder_remove(e, name);
+        cp_sidecar_keys_forget(id);
         if (cp_box_remove(e, id, err) < 0)
             return cp_error_code(err);
         return 0;
@@ -220,8 +175,24 @@ static int find_running(struct cp_engine *e, const char *name, struct cp_sidecar
     out->id = xstrdup(id);
     out->pid_mode = pid_mode(e, c);
     out->ip = xstrdup(ip);
-    out->secret = steal_pointer(&secret);
+    const char *started = cp_json_str(state, "StartedAt");
+    *started_out = started != NULL ? xstrdup(started) : NULL;
     return 1;
+}
+
+/* The keys (sidecar-keys.c) into a running sidecar that may not have them; one that does not
+ * take them is removed, so that the next run makes another. */
+static int give_keys(struct cp_engine *e, struct cp_sidecar *s, const char *started,
+                     const struct cp_sidecar_trust *trust, cp_error_t *err)
+{
+    if (cp_sidecar_keys_give(e, s, started, trust, err) == 0)
+        return 0;
+    cleanup_error cp_error_t rm = NULL;
+    cp_sidecar_holder_remove(e, s->name);
+    cp_sidecar_keys_forget(s->id);
+    (void)cp_box_remove(e, s->id, &rm);
+    cp_sidecar_dispose(s);
+    return cp_error_code(err);
 }
 
 /* A sidecar this run made is probed from its network before any box relies on it; one that
@@ -338,8 +309,11 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
         return cp_error_code(err);
     bool made = false;
     for (int tries = 0; tries < ENSURE_TRIES; tries++) {
-        int r = find_running(e, n.name, out, err);
+        cleanup_free char *started = NULL;
+        int r = find_running(e, n.name, out, &started, err);
         if (r < 0)
+            return cp_error_wrap(err, "the egress sidecar");
+        if (r > 0 && give_keys(e, out, started, trust, err) < 0)
             return cp_error_wrap(err, "the egress sidecar");
         if (r > 0 && made && probe_new(e, image, out, err) < 0)
             return cp_error_code(err);

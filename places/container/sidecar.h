@@ -4,7 +4,8 @@
  * folder's>, shared by every sealed box of that folder with that list, leaving by itself after
  * 15 idle minutes (why per folder, and how the network is sealed: sidecar-network.c's opening).
  * Sealed boxes join the internal network with no resolver, no IPv6, and the proxy variables
- * naming the sidecar by address with a per-box credential. Started in sidecar-start.c, named in
+ * naming the sidecar by address with a per-box credential. Started in sidecar-start.c, given its
+ * keys (CA, secret, upstream proxy: never in its config) in sidecar-keys.c, named in
  * sidecar-names.c, its variables in sidecar-proxy-env.c, swept in sidecar-clean.c, its refusal
  * hint in egress-hint.c; a run's seal over all of it is seal.h. */
 #ifndef CONCH_SIDECAR_H
@@ -32,7 +33,8 @@ struct cp_sidecar {
     char *name;     /* the sidecar's name, which is also its internal network's */
     char *id;       /* the sidecar's id */
     char *ip;       /* its address on the internal network */
-    char *secret;   /* read back from its own environment, never stored elsewhere */
+    char *secret;   /* the boxes' credentials' secret, made from the CA and the id by each run
+                     * (sidecar-keys.c): never stored, never in the sidecar's config */
     char *holder;   /* the id of the box whose network namespace sealed boxes join
                      * (sidecar-hold.c); NULL: they join the internal network itself */
     char *join;     /* ... and the network mode that joins it: container:ID on Docker,
@@ -42,7 +44,9 @@ struct cp_sidecar {
 };
 
 /* What the sidecar signs with and trusts: its CA (certificate and key, PEM), the CA's
- * fingerprint, and egress.ca_file's text (NULL when unset). Folded into the list's hash. */
+ * fingerprint, and egress.ca_file's certificates (NULL when unset). Folded into the list's
+ * hash. The CA reaches the sidecar with its keys (sidecar-keys.c), the certificates, which are
+ * no secret, in its environment. */
 struct cp_sidecar_trust {
     char *ca_pem;
     char ca_fingerprint[65];
@@ -58,6 +62,14 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
                       cp_error_t *err);
 void cp_sidecar_dispose(struct cp_sidecar *s);
 #define cleanup_sidecar __attribute__((cleanup(cp_sidecar_dispose)))
+
+/* Gives the running sidecar s (its name and id set) its keys unless a mark says that this id,
+ * started at started (the engine's State.StartedAt), has them: the CA, s->secret (set here,
+ * always) and the upstream proxy, through the sign-ins' way. Under the folder's lock. */
+int cp_sidecar_keys_give(struct cp_engine *e, struct cp_sidecar *s, const char *started,
+                         const struct cp_sidecar_trust *trust, cp_error_t *err);
+/* Drops the mark of the sidecar whose id is id (removed). */
+void cp_sidecar_keys_forget(const char *id);
 
 /* A folder's network and sidecar (name) are made, and given sign-ins, by one run at a time:
  * the lock's descriptor (the caller closes it), or an error (CP_ERR_INTERRUPTED for a

@@ -1,4 +1,4 @@
-/* The sign-ins' way into the sidecar (sign-in-send.h). */
+/* The sign-ins' and the keys' way into the sidecar (sign-in-send.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -35,11 +35,12 @@ static size_t stdout_text(const char *data, size_t len, char *out, size_t cap)
     return o;
 }
 
-bool cp_sign_in_ack_seen(const char *data, size_t len, const char *id)
+/* Whether "WORD ID" is a whole line of standard output in data's frames. */
+static bool ack_seen(const char *data, size_t len, const char *word, const char *id)
 {
     cleanup_free char *text = xmalloc(len + 1);
     stdout_text(data, len, text, len + 1);
-    cleanup_free char *want = xasprintf("sign-ins %s", id);
+    cleanup_free char *want = xasprintf("%s %s", word, id);
     size_t wl = strlen(want);
     for (const char *line = text; line != NULL && *line != '\0';) {
         const char *nl = strchr(line, '\n');
@@ -53,11 +54,17 @@ bool cp_sign_in_ack_seen(const char *data, size_t len, const char *id)
     return false;
 }
 
-static int wait_ack(int fd, struct cp_buf *got, const char *id, cp_error_t *err)
+bool cp_sign_in_ack_seen(const char *data, size_t len, const char *id)
 {
-    int64_t end = cp_now_ms() + CP_SIGN_IN_ACK_MS;
+    return ack_seen(data, len, "sign-ins", id);
+}
+
+static int wait_ack(int fd, struct cp_buf *got, const char *word, const char *id, int ms,
+                    cp_error_t *err)
+{
+    int64_t end = cp_now_ms() + ms;
     char chunk[4096];
-    while (!cp_sign_in_ack_seen(got->data ? got->data : "", got->len, id)) {
+    while (!ack_seen(got->data ? got->data : "", got->len, word, id)) {
         int64_t now = cp_now_ms();
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = now < end ? poll(&p, 1, (int)(end - now)) : 0;
@@ -65,13 +72,11 @@ static int wait_ack(int fd, struct cp_buf *got, const char *id, cp_error_t *err)
             return cp_error_make(err, CP_ERR_INTERRUPTED, errno, "interrupted");
         if (r <= 0)
             return cp_error_make(err, CP_ERR_FAILED, 0,
-                                 "the egress sidecar did not take the sign-ins within %d ms",
-                                 CP_SIGN_IN_ACK_MS);
+                                 "the egress sidecar did not take the %s within %d ms", word, ms);
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n <= 0)
             return cp_error_make(err, CP_ERR_FAILED, n < 0 ? errno : 0,
-                                 "the egress sidecar closed its stream before taking the "
-                                 "sign-ins");
+                                 "the egress sidecar closed its stream before taking the %s", word);
         if (cp_buf_append(got, chunk, (size_t)n) < 0)
             return cp_error_make(err, CP_ERR_FAILED, 0, "the egress sidecar said too much");
     }
@@ -111,8 +116,8 @@ static int open_stream(struct cp_engine *e, const struct cp_sidecar *s, int *fd,
     return cp_stream_hijack(e, "POST", start_path, start, fd, got, err);
 }
 
-int cp_sidecar_send_sign_ins(struct cp_engine *e, const struct cp_sidecar *s, const char *line,
-                             const char *id, cp_error_t *err)
+int cp_sidecar_send_line(struct cp_engine *e, const struct cp_sidecar *s, const char *line,
+                         const char *word, const char *id, int ms, cp_error_t *err)
 {
     cleanup_close int fd = -1;
     cleanup_buf struct cp_buf got;
@@ -121,11 +126,17 @@ int cp_sidecar_send_sign_ins(struct cp_engine *e, const struct cp_sidecar *s, co
         return cp_error_wrap(err, "reaching the egress sidecar");
     if (cp_write_all(fd, line, strlen(line)) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "writing to the egress sidecar");
-    if (wait_ack(fd, &got, id, err) < 0) {
+    if (wait_ack(fd, &got, word, id, ms, err) < 0) {
         cp_error_hint(err, "Remove the sidecar ('conch-place clean') so that the next run makes "
                            "it again, or run with --unsealed.");
         return cp_error_code(err);
     }
-    cp_debug("sign-ins in force in %s", s->name);
+    cp_debug("%s in force in %s", word, s->name);
     return 0;
+}
+
+int cp_sidecar_send_sign_ins(struct cp_engine *e, const struct cp_sidecar *s, const char *line,
+                             const char *id, cp_error_t *err)
+{
+    return cp_sidecar_send_line(e, s, line, "sign-ins", id, CP_SIGN_IN_ACK_MS, err);
 }

@@ -1,10 +1,12 @@
 /* The per-box proxy credential.
  *
- * Scheme: the sidecar is started with CONCH_EGRESS_SECRET in its environment (at least 32
- * bytes, e.g. 64 hex digits from a random source; never on the command line, which other
- * processes can read). A box's credential is user = its box id ([A-Za-z0-9_.-], 1 to 64
- * bytes) and password = lower-case hex of HMAC-SHA256(secret, box id), sent as
- * `Proxy-Authorization: Basic base64(box:token)`; conch-place puts it in the box's
+ * Scheme: the sidecar has a secret of at least 32 bytes: the sidecar conch-place starts gets
+ * it with its keys on standard input (keys.h; conch-place makes it as HMAC-SHA256 of the
+ * sidecar's id under its CA, sidecar-keys.c), a proxy run by hand from CONCH_EGRESS_SECRET;
+ * never on the command line, which other processes can read, nor in the environment of a box
+ * the engine keeps, which `inspect` shows. A box's credential is user = its box id
+ * ([A-Za-z0-9_.-], 1 to 64 bytes) and password = lower-case hex of HMAC-SHA256(secret, box id),
+ * sent as `Proxy-Authorization: Basic base64(box:token)`; conch-place puts it in the box's
  * HTTP_PROXY=http://BOX:TOKEN@SIDECAR_IP:3128. A sidecar shared by many boxes thus learns no
  * list of boxes, and no box can speak for another. Without a secret (the proxy used on its
  * own) the credential is optional and the box id it names is logged unverified. */

@@ -1,6 +1,7 @@
 /* The sidecar's own certificate authority, which signs the certificates it shows a box for
  * each host whose TLS it ends (mint.h). The host side makes one per conch home and hands it to
- * the sidecar in CONCH_EGRESS_CA; a box only ever gets the certificate, never the key. */
+ * the sidecar with its keys on standard input (keys.h), never in its environment, which the
+ * engine keeps in the box's config; a box only ever gets the certificate, never the key. */
 #ifndef CONCH_EGRESS_CA_H
 #define CONCH_EGRESS_CA_H
 
@@ -9,7 +10,8 @@
 
 #include "src/base/error.h"
 
-/* The environment variable the sidecar takes its CA from: the PEM below, cert then key. */
+/* The environment variable a proxy run by hand takes its CA from: the PEM below, cert then key
+ * (the sidecar conch-place starts refuses it: keys.h). */
 #define CP_EGRESS_CA_ENV "CONCH_EGRESS_CA"
 
 /* A CA of conch-place's own: the certificate (PEM) followed by its private key (PEM), in one

@@ -4,6 +4,7 @@ libconch_la_SOURCES += \
 	places/egress/answer.c places/egress/answer.h \
 	places/egress/auth.c places/egress/auth.h \
 	places/egress/ca.c places/egress/ca.h \
+	places/egress/keys.c places/egress/keys.h \
 	places/egress/elog.c places/egress/elog.h \
 	places/egress/hello.c places/egress/hello.h \
 	places/egress/http1.c places/egress/http1.h \
@@ -40,10 +41,13 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
-	tests/unit/test_egress_signins tests/unit/test_egress_scrub
+	tests/unit/test_egress_signins tests/unit/test_egress_scrub tests/unit/test_egress_keys
 tests_unit_test_egress_scrub_SOURCES = tests/unit/test_egress_scrub.c
 tests_unit_test_egress_scrub_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_scrub_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_keys_SOURCES = tests/unit/test_egress_keys.c
+tests_unit_test_egress_keys_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_keys_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
 tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
@@ -74,7 +78,7 @@ tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
-	tests/unit/test_egress_signins tests/unit/test_egress_scrub
+	tests/unit/test_egress_signins tests/unit/test_egress_scrub tests/unit/test_egress_keys
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest

@@ -16,7 +16,8 @@
 #include "src/base/unix-msg.h"
 #include "src/base/util.h"
 
-#define ANSWER_MAX 256
+#define ANSWER_MAX   256
+#define DOOR_STEP_MS 20
 
 struct door {
     int fd;
@@ -109,13 +110,32 @@ static int read_answer(int fd, char *buf, size_t cap, size_t *len, cp_error_t *e
     return cp_error_make(err, CP_ERR_FAILED, 0, "the proxy did not answer through the door");
 }
 
-int cp_signins_door_send(const char *line, size_t len, int out_fd, cp_error_t *err)
+/* A sidecar just started may not have bound its door yet (it does first thing): it is asked
+ * again for a while. An abstract name cannot be watched for (no file), hence the short steps. */
+static int door_connect(cp_error_t *err)
 {
     struct sockaddr_un a;
     socklen_t alen = door_address(&a);
-    cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, alen) < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "no sign-ins' door here");
+    int64_t end = cp_now_ms() + CP_SIGNINS_DOOR_WAIT_MS;
+    for (;;) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return cp_error_make(err, CP_ERR_FAILED, errno, "cannot reach the sign-ins' door");
+        if (connect(fd, (struct sockaddr *)&a, alen) == 0)
+            return fd;
+        int e = errno;
+        close(fd);
+        if (e != ECONNREFUSED || cp_deadline_left_ms(end) <= 0)
+            return cp_error_make(err, CP_ERR_FAILED, e, "no sign-ins' door here");
+        usleep(DOOR_STEP_MS * 1000);
+    }
+}
+
+int cp_signins_door_send(const char *line, size_t len, int out_fd, cp_error_t *err)
+{
+    cleanup_close int fd = door_connect(err);
+    if (fd < 0)
+        return cp_error_code(err);
     if (cp_write_all(fd, line, len) < 0 || shutdown(fd, SHUT_WR) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot write through the door");
     char answer[ANSWER_MAX];

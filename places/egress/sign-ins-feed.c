@@ -15,6 +15,14 @@
 #include "src/base/util.h"
 
 #define READ_CHUNK (64 * 1024)
+#define ANSWER_MAX (CP_SIGNINS_ID_MAX + 32)
+
+static cp_signins_feed_hook other_messages;
+
+void cp_signins_feed_set_hook(cp_signins_feed_hook hook)
+{
+    other_messages = hook;
+}
 
 int cp_signins_feed_init(struct cp_signins_feed *f, int fd, struct cp_signins_holder *table,
                          FILE *log, cp_error_t *err)
@@ -54,12 +62,18 @@ static void take_line(struct cp_signins_feed *f, const char *line, size_t len)
 {
     struct cp_signins *t = NULL;
     cleanup_error cp_error_t err = NULL;
+    char answer[ANSWER_MAX];
+    if (other_messages != NULL && other_messages(line, len, answer, sizeof(answer))) {
+        if (answer[0] != '\0' && cp_write_all(f->answer_fd, answer, strlen(answer)) < 0)
+            cp_debug("cannot answer the keys' sender: %s", strerror(errno));
+        return;
+    }
     if (cp_signins_parse(line, len, &t, &err) < 0) {
         log_outcome(f, CP_EGRESS_SIGNINS, err != NULL ? err->msg : NULL, 0);
         return;
     }
     size_t n = cp_signins_count(t);
-    char answer[CP_SIGNINS_ID_MAX + 32] = "";
+    answer[0] = '\0';
     if (cp_signins_id(t)[0] != '\0')
         snprintf(answer, sizeof(answer), "sign-ins %s %zu\n", cp_signins_id(t), n);
     cp_signins_holder_set(f->table, t);

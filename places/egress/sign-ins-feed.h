@@ -36,6 +36,13 @@ void cp_signins_feed_dispose(struct cp_signins_feed *f);
  * caller stops watching fd), else 0. */
 int cp_signins_feed_read(struct cp_signins_feed *f);
 
+/* A hook for the messages of the channel that are not sign-ins (the sidecar's keys, keys.h),
+ * one for the process, set before any feed is read (the door's thread reads one too). Each
+ * whole line goes to it first; it returns true when it took the line, with answer (NUL-ended,
+ * "" for none) to send back where sign-ins' answers go. NULL: every line is a sign-ins one. */
+typedef bool (*cp_signins_feed_hook)(const char *line, size_t len, char *answer, size_t cap);
+void cp_signins_feed_set_hook(cp_signins_feed_hook hook);
+
 /* Handles bytes as if read from fd (the reader's core, for tests and the fuzzer). */
 void cp_signins_feed_bytes(struct cp_signins_feed *f, const char *data, size_t len);
 

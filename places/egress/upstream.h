@@ -1,8 +1,8 @@
 /* An upstream proxy: where a company network lets HTTPS out only through its own proxy, the
  * sidecar reaches allowed hosts with CONNECT through it. The allow-list is still the proxy's to
  * apply; the upstream proxy's own address may be private (it is the operator's, not the box's
- * choice); its credential stays in the sidecar's environment and memory, never in argv, a log
- * or the box. */
+ * choice); its credential reaches the sidecar with its keys (keys.h) and stays in its memory,
+ * never in its environment, argv, a log or the box. */
 #ifndef CONCH_EGRESS_UPSTREAM_H
 #define CONCH_EGRESS_UPSTREAM_H
 
