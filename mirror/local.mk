@@ -47,6 +47,7 @@ TESTS += tests/unit/test_mirror_layer
 check_PROGRAMS += tests/unit/test_host_run
 tests_unit_test_host_run_SOURCES = tests/unit/test_host_run.c
 tests_unit_test_host_run_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_host_run_CPPFLAGS = $(AM_CPPFLAGS) -DHOST_RUN_FILES=\"$(srcdir)/tests/integration/host-run-files\"
 tests_unit_test_host_run_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_host_run
 check_PROGRAMS += tests/unit/test_mirror_landing

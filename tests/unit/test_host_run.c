@@ -182,6 +182,42 @@ static void test_host_run__python_start_up__refused_and_the_rest_lands(void **st
     assert_false(cp_rules_python_start(".envrc"));
 }
 
+/* tests/integration/host-run-files is what every place's gate test plants: each of its files is
+ * host-run, and each entry of the tables has a file there (a top-only one at the top), so an
+ * entry dropped from the table fails here and there. */
+static void test_host_run__planted_list__covers_every_entry(void **state)
+{
+    (void)state;
+    FILE *f = fopen(HOST_RUN_FILES, "r");
+    assert_non_null(f);
+    char line[512], *files[256];
+    size_t n = 0;
+    while (n < 256 && fgets(line, sizeof(line), f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] != '#' && line[0] != '\0')
+            files[n++] = xstrdup(line);
+    }
+    fclose(f);
+    for (size_t i = 0; i < n; i++)
+        if (!host_run(files[i]))
+            fail_msg("%s (planted) is not host-run", files[i]);
+    const char *const *tables[] = {cp_host_run_default, cp_host_run_python};
+    size_t missing = 0;
+    for (size_t t = 0; t < 2; t++) {
+        for (size_t e = 0; tables[t][e] != NULL; e++) {
+            const char *one[] = {tables[t][e], NULL};
+            bool planted = false;
+            for (size_t i = 0; i < n && !planted; i++)
+                planted = cp_protected_within(one, files[i]);
+            if (!planted && ++missing)
+                print_error("%s has no file in host-run-files\n", tables[t][e]);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    assert_int_equal(missing, 0);
+}
+
 static char said[4096];
 static void say(void *ctx, const char *line)
 {
@@ -333,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_host_run__new_entries__refused_at_any_depth),
         cmocka_unit_test(test_host_run__top_only_entries__refused_only_at_the_top),
         cmocka_unit_test(test_host_run__matcher_forms__as_documented),
+        cmocka_unit_test(test_host_run__planted_list__covers_every_entry),
         cmocka_unit_test(test_host_run__python_start_up__refused_and_the_rest_lands),
         cmocka_unit_test(test_host_run__python_start_up__the_words_say_so),
         cmocka_unit_test_setup_teardown(test_host_run__git_include__names_the_file_and_what_it_sets,
