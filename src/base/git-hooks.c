@@ -20,8 +20,10 @@
 
 /* A config file past this is not read: git's own are a few kB. */
 #define CONFIG_MAX (1024 * 1024)
-/* git's own bound on nested includes (config.c's MAX_INCLUDE_DEPTH). */
+/* git's own bound on nested includes (config.c's MAX_INCLUDE_DEPTH), and on the files one
+ * reading opens (a file that includes itself twice would double them at each depth). */
 #define INCLUDE_DEPTH 10
+#define FILES_MAX     64
 /* Submodules looked at, and how deep their names' folders nest under .git/modules. */
 #define MODULES_MAX   256
 #define MODULES_DEPTH 8
@@ -100,6 +102,7 @@ struct found {
     struct cp_strvec hooks;    /* core.hooksPath values, as written */
     struct cp_strvec fsmonitor;
     char *worktree; /* the last core.worktree */
+    size_t files;   /* read so far */
 };
 
 static void found_dispose(struct found *f)
@@ -197,8 +200,9 @@ static char *read_text(const char *path, size_t *len_out)
 static void read_config(const char *path, struct found *f, int depth)
 {
     size_t len = 0;
-    if (path == NULL || depth > INCLUDE_DEPTH)
+    if (path == NULL || depth > INCLUDE_DEPTH || f->files >= FILES_MAX)
         return;
+    f->files++;
     cleanup_free char *text = read_text(path, &len);
     if (text != NULL)
         scan_config(path, text, len, f, depth);

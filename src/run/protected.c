@@ -139,9 +139,7 @@ const char *const cp_host_run_default[] = {
     "mise-tasks/",
     ".mise-tasks/",
     ".tool-versions",
-    ".config/mise/",
-    ".config/mise.toml",
-    ".config/mise.*.toml",
+    /* .config/mise/, .config/mise.toml and .config/mise.*.toml are the entries above at depth. */
     ".rtx.toml", /* mise's former name, still read */
     NULL,
 };

@@ -213,6 +213,27 @@ static void test_host_run__planted_list__covers_every_entry(void **state)
                 print_error("%s has no file in host-run-files\n", tables[t][e]);
         }
     }
+    /* Each entry of the tables taken out in turn (as by hand): some planted file then lands. */
+    for (size_t t = 0; t < 2; t++) {
+        size_t len = 0;
+        while (tables[t][len] != NULL)
+            len++;
+        const char **without = xcalloc(len + 1, sizeof(char *));
+        for (size_t e = 0; e < len; e++) {
+            for (size_t k = 0, j = 0; k < len; k++)
+                if (k != e)
+                    without[j++] = tables[t][k];
+            without[len - 1] = NULL;
+            const char *const *other = tables[1 - t];
+            bool seen = false;
+            for (size_t i = 0; i < n && !seen; i++)
+                seen = !cp_protected_within(without, files[i]) &&
+                       !cp_protected_within(other, files[i]);
+            if (!seen && ++missing)
+                print_error("without %s every planted file is still refused\n", tables[t][e]);
+        }
+        free(without);
+    }
     for (size_t i = 0; i < n; i++)
         free(files[i]);
     assert_int_equal(missing, 0);
@@ -352,6 +373,21 @@ static void test_host_run__yarn_path__names_the_release(void **state)
     assert_true(has(from_old, "bin/yarn.js"));
 }
 
+/* A file that includes itself many times is read a bounded number of times (git stops at depth
+ * ten; ten includes a file at each depth would be ten to the tenth reads). */
+static void test_host_run__include_loop__bounded(void **state)
+{
+    (void)state;
+    put(work, ".git/HEAD", "ref: refs/heads/main\n");
+    put(work, ".git/config", "[include]\n\tpath = ../loop\n");
+    char text[512] = "[include]\n";
+    for (int i = 0; i < 10; i++)
+        strcat(text, "\tpath = loop\n");
+    put(work, "loop", text);
+    cleanup_strv char **named = cp_host_run_named(work);
+    assert_true(has(named, "loop"));
+}
+
 static void test_host_run__names_outside_the_folder__none(void **state)
 {
     (void)state;
@@ -382,6 +418,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_run__yarn_path__names_the_release, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_host_run__include_loop__bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_run__names_outside_the_folder__none, setup,
                                         teardown),
     };
