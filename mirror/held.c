@@ -263,7 +263,7 @@ static int folder_lock(const char *workdir, cp_error_t *err)
 struct gate {
     int rootfd, upperfd;
     char **protected_owned;
-    char *hooks;
+    char **named;
     struct cp_rules rules;
 };
 
@@ -272,7 +272,7 @@ static void gate_dispose(struct gate *g)
     cp_cleanup_closep(&g->rootfd);
     cp_cleanup_closep(&g->upperfd);
     cp_strv_free(g->protected_owned);
-    free(g->hooks);
+    cp_strv_free(g->named);
 }
 
 static int gate_open(const struct cp_held_run *r, const struct cp_config *cfg, struct gate *g,
@@ -280,8 +280,8 @@ static int gate_open(const struct cp_held_run *r, const struct cp_config *cfg, s
 {
     *g = (struct gate){.rootfd = -1, .upperfd = -1};
     g->rules.protected = cp_protected_in_force(cfg, &g->protected_owned);
-    g->hooks = cp_git_hooks_path(r->workdir);
-    g->rules.hooks_path = g->hooks;
+    g->named = cp_host_run_named(r->workdir);
+    g->rules.named = (const char *const *)g->named;
     g->rules.deps_land = true;
     g->rootfd = open(r->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (g->rootfd < 0)

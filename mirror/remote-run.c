@@ -31,7 +31,7 @@ struct run {
     struct cp_mirror_session after;  /* the copy as the lock's holder listed it after the command */
     struct cp_config own_config;     /* read here when the place gave none */
     char **protected_owned;
-    char *hooks_path;
+    char **named;
     struct cp_rules rules;
     char *done_path;   /* the lock's fifos there (held), or NULL */
     char *pushed_path; /* set only where the command may follow the pack at once */
@@ -47,7 +47,7 @@ static void run_dispose(struct run *r)
     cp_mirror_session_dispose(&r->mirror);
     cp_mirror_session_dispose(&r->after);
     cp_strv_free(r->protected_owned);
-    free(r->hooks_path);
+    cp_strv_free(r->named);
     cp_config_dispose(&r->own_config);
 }
 
@@ -61,8 +61,8 @@ static int protected_places(struct run *r, cp_error_t *err)
         cfg = &r->own_config;
     }
     r->rules.protected = cp_protected_in_force(cfg, &r->protected_owned);
-    r->hooks_path = cp_git_hooks_path(r->a->workdir);
-    r->rules.hooks_path = r->hooks_path;
+    r->named = cp_host_run_named(r->a->workdir);
+    r->rules.named = (const char *const *)r->named;
     return 0;
 }
 

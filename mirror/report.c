@@ -34,6 +34,7 @@ void cp_report_host_run(struct cp_mirror_report *rep, const char *path)
 {
     if (rep == NULL)
         return;
+    rep->python_start = rep->python_start || cp_rules_python_start(path);
     if (rep->host_run++ < HOST_RUN_SHOWN) {
         cleanup_free char *shown = cp_escape(path);
         char *was = rep->host_run_names;
@@ -49,8 +50,15 @@ void cp_report_host_run_said(struct cp_mirror_report *rep, const char *how_to_ta
     cleanup_free char *more = rep->host_run > HOST_RUN_SHOWN
                                   ? xasprintf(" and %zu more", rep->host_run - HOST_RUN_SHOWN)
                                   : xstrdup("");
-    cp_report(rep, "not landed, since this computer runs %s by itself (host-run): %s%s; %s",
-              rep->host_run == 1 ? "it" : "them", rep->host_run_names, more, how_to_take);
+    /* A box's pip install lands but for these: the words say why the environment is short. */
+    const char *python = rep->python_start
+                             ? "; Python here runs an environment's .pth files, sitecustomize.py "
+                               "and usercustomize.py at every start of it, editors start it by "
+                               "themselves and terminals source its activate scripts, so these "
+                               "stay out while the rest of the environment lands"
+                             : "";
+    cp_report(rep, "not landed, since this computer runs %s by itself (host-run): %s%s%s; %s",
+              rep->host_run == 1 ? "it" : "them", rep->host_run_names, more, python, how_to_take);
     cp_report_dispose(rep);
 }
 
@@ -59,4 +67,5 @@ void cp_report_dispose(struct cp_mirror_report *rep)
     free(rep->host_run_names);
     rep->host_run_names = NULL;
     rep->host_run = 0;
+    rep->python_start = false;
 }

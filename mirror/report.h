@@ -3,6 +3,7 @@
 #ifndef CONCH_MIRROR_REPORT_H
 #define CONCH_MIRROR_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cp_mirror_report {
@@ -14,6 +15,7 @@ struct cp_mirror_report {
      * line each. The first few names, escaped, and how many in all. */
     char *host_run_names;
     size_t host_run;
+    bool python_start; /* one of them is Python's start-up code in an environment */
 };
 
 /* Notes one host-run file refused (path as it came; escaped here). */

@@ -195,21 +195,34 @@ static bool git_hook_name(const char *name)
     return false;
 }
 
-static bool under_hooks_path(const char *hooks, const char *path)
+/* Whether path is named (a path relative to the work folder) or lies under it; "." is a hooks
+ * folder at the top, where only the hooks' names are hooks. */
+static bool under_named(const char *named, const char *path)
 {
-    if (hooks == NULL || hooks[0] == '\0')
+    if (named == NULL || named[0] == '\0')
         return false;
-    if (strcmp(hooks, ".") == 0)
+    if (strcmp(named, ".") == 0)
         return strchr(path, '/') == NULL && git_hook_name(path);
-    size_t n = strlen(hooks);
+    size_t n = strlen(named);
     /* Case folded like the tables: a case-insensitive file system reaches the folder so too. */
-    return strncasecmp(path, hooks, n) == 0 && (path[n] == '\0' || path[n] == '/');
+    return strncasecmp(path, named, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool cp_rules_python_start(const char *path)
+{
+    return cp_protected_within(cp_host_run_python, path);
 }
 
 bool cp_rules_host_run(const struct cp_rules *r, const char *path)
 {
     const char *const *table = r && r->host_run ? r->host_run : cp_host_run_default;
-    return cp_protected_within(table, path) || under_hooks_path(r ? r->hooks_path : NULL, path);
+    if (cp_protected_within(table, path) || cp_rules_python_start(path) ||
+        under_named(r ? r->hooks_path : NULL, path))
+        return true;
+    for (size_t i = 0; r && r->named && r->named[i] != NULL; i++)
+        if (under_named(r->named[i], path))
+            return true;
+    return false;
 }
 
 /* The names git's setup.c (is_git_directory) looks for in a folder it may take for one. */

@@ -19,10 +19,14 @@
  * (a place and everything under it). NULL patterns means DESIGN.md's one list. */
 struct cp_rules {
     const char *const *protected;
-    /* Coming back: the host-run table (NULL: src/run/protected.h's), and the folder git's
-     * core.hooksPath names relative to the work folder (NULL: none inside it). */
+    /* Coming back: the host-run table (NULL: src/run/protected.h's), the folder git's
+     * core.hooksPath names relative to the work folder (NULL: none inside it), and what the
+     * folder's host-run settings name in it (cp_host_run_named: git's included config files,
+     * hooks folders, fsmonitor programs, yarnPath; NULL-terminated, NULL: none), each with
+     * all under it. */
     const char *const *host_run;
     const char *hooks_path;
+    const char *const *named;
     /* The container's layer lands dependency folders (npm's node_modules among them): the
      * mirror never carries them, so for it they stay refused. */
     bool deps_land;
@@ -56,8 +60,13 @@ typedef bool (*cp_rules_present_fn)(void *ctx, const char *path);
  * commondir, where path is one of those. NULL when it would not, else why. */
 const char *cp_rules_repo_shape(const char *path, cp_rules_present_fn present, void *ctx);
 
-/* Whether path is a host-run file: in the table, or in the folder core.hooksPath names. */
+/* Whether path is a host-run file: in the table or Python's start-up files, in the folder
+ * core.hooksPath names, or under one of the named paths. */
 bool cp_rules_host_run(const struct cp_rules *r, const char *path);
+
+/* Whether path is Python's start-up code in an environment (src/run/protected.h's
+ * cp_host_run_python): the words say why it did not land. */
+bool cp_rules_python_start(const char *path);
 
 /* A folder name the listing prunes: a dependency folder (any case). */
 bool cp_rules_is_dep_folder(const char *name);

@@ -162,6 +162,10 @@ EXTRA_DIST += tests/integration/seal.test tests/integration/seal-listener.py
 # cut short by kill -9 and finished, two runs of one folder at once (issue 17).
 TESTS += tests/integration/gate.test
 EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
+# What the folder's host-run settings name (git's includes, hooks, fsmonitor; yarnPath) and
+# Python's start-up files never land from a sealed box (issue 35).
+TESTS += tests/integration/host-run.test
+EXTRA_DIST += tests/integration/host-run.test
 
 # Allowed hosts are for fetching (issue 18): the sidecar ends TLS, a clone works and a push is
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from

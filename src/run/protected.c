@@ -48,13 +48,26 @@ const char *const cp_protected_default[] = {
 /* Host-run files (DESIGN.md, "Landing"): what this computer runs by itself, with nobody asking,
  * once it is in the folder. A sealed command may write them in its box, but they never land here
  * from any place (nor are they deleted here: removing the relay's hook would unseal the next
- * commands). Matched like the protected list, at any depth, a folder with all under it. */
+ * commands). Matched like the protected list: at any depth where the tool reads the file in
+ * whatever folder it runs in or in a parent of it; "/name" only at the work folder's top, where
+ * the tool reads it only at a repository's top; "a/ ** /b" (no spaces) b anywhere under a. What
+ * the folder's own settings name (git's includes, core.hooksPath and core.fsmonitor, yarnPath)
+ * is added per run (src/base/git-hooks.h). */
 const char *const cp_host_run_default[] = {
     /* Assistants: hooks, commands and agents run at the next turn; MCP servers are started. */
     ".claude/",
     ".mcp.json",
     ".cursor/",
-    ".gemini/",
+    ".gemini/",        /* Gemini CLI: settings start MCP servers and run hooks; any depth */
+    ".codex/",         /* Codex CLI: config.toml's MCP servers and notify command; any depth */
+    ".windsurf/",      /* Windsurf: workflows and MCP servers of the opened folder; any depth */
+    ".continue/",      /* Continue: config's MCP servers and context providers; any depth */
+    ".roo/",           /* Roo Code: mcp.json's servers; any depth (the folder opened) */
+    ".kiro/",          /* Kiro: hooks run on file events, MCP servers; any depth */
+    ".aider.conf.yml", /* aider: lint-cmd and test-cmd run after each edit; cwd and repo top */
+    "opencode.json",   /* opencode: MCP servers and plugins; read from cwd up to the repo top */
+    "opencode.jsonc",  /* opencode: the same, with comments */
+    ".opencode/",      /* opencode: plugins (code it loads), commands, agents; any depth */
     /* Editors: tasks run when the folder is opened; settings name interpreters and tools. */
     ".vscode/",
     ".idea/",
@@ -66,6 +79,21 @@ const char *const cp_host_run_default[] = {
     ".pre-commit-config.yaml",
     ".husky/",
     ".gitmodules",
+    /* Hook managers, each read at a repository's top only: lefthook (its config, the local
+     * one, and the script folders it runs), overcommit, and pre-commit's hook manifest (what a
+     * repository offers as hooks, run where pre-commit installs it). */
+    "/lefthook.yml",
+    "/.lefthook.yml",
+    "/lefthook-local.yml",
+    "/.lefthook-local.yml",
+    "/.config/lefthook.yml",
+    "/.lefthook/",
+    "/.lefthook-local/",
+    "/.overcommit.yml",
+    "/.pre-commit-hooks.yaml",
+    /* ripgrep reads one config file (RIPGREP_CONFIG_PATH, a home's): --pre runs a command for
+     * every file searched. Only at the top, where a home's would be. */
+    "/.ripgreprc",
     /* Shells read these at start-up when the folder is a home or is sourced by a tool. */
     ".bashrc",
     ".bash_profile",
@@ -92,6 +120,51 @@ const char *const cp_host_run_default[] = {
     "bunfig.toml",
     ".bunfig.toml",
     "pip.conf",
+    ".pnpmfile.cjs", /* pnpm runs it at the next install, --ignore-scripts too; any project */
+    ".pnpmfile.mjs", /* pnpm 10's ESM pnpmfile, the same */
+    /* cargo reads .cargo/config in the folder it runs in and every parent: rustc-wrapper,
+     * target runners and aliases run at the next build. */
+    ".cargo/config.toml",
+    ".cargo/config",
+    /* rustup installs and runs the toolchain these name (a path too), from cwd upward. */
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    /* mise runs hooks, env scripts and tasks on `cd`, reading these from cwd up to /. */
+    "mise.toml",
+    ".mise.toml",
+    "mise.*.toml", /* mise.local.toml, mise.ENV.toml */
+    ".mise.*.toml",
+    "mise/",
+    ".mise/",
+    "mise-tasks/",
+    ".mise-tasks/",
+    ".tool-versions",
+    /* .config/mise/, .config/mise.toml and .config/mise.*.toml are the entries above at depth. */
+    ".rtx.toml", /* mise's former name, still read */
+    NULL,
+};
+
+/* Python's start-up code in environments (host-run too; the words name it apart): Python runs a
+ * site folder's .pth lines and sitecustomize / usercustomize at every start of that interpreter
+ * here, and editors start a folder's environments by themselves; a virtual environment's
+ * activate scripts are sourced by the terminals they open, and its pyvenv.cfg names the
+ * interpreter's home. Any depth; the rest of the environment lands. */
+const char *const cp_host_run_python[] = {
+    "site-packages/**/*.pth",
+    "site-packages/**/sitecustomize.py",
+    "site-packages/**/usercustomize.py",
+    "dist-packages/**/*.pth",
+    "dist-packages/**/sitecustomize.py",
+    "dist-packages/**/usercustomize.py",
+    ".venv/**/*.pth", /* Windows reads the environment's own top as a site folder */
+    ".venv/**/sitecustomize.py",
+    ".venv/**/usercustomize.py",
+    "venv/**/*.pth",
+    "venv/**/sitecustomize.py",
+    "venv/**/usercustomize.py",
+    "bin/activate*",
+    "Scripts/activate*",
+    "pyvenv.cfg",
     NULL,
 };
 
@@ -124,14 +197,10 @@ static bool component_matches(const char *pat, size_t plen, const char *name, si
     return simple == 1 || (simple < 0 && fnmatch(p, n, FNM_CASEFOLD) == 0);
 }
 
-/* Pattern components right to left against rel's, from its end. */
-static bool tail_matches(const char *pat, const char *rel, size_t rlen)
+/* Pattern components pat[0, plen) right to left against rel[0, rlen)'s, from its end: whether
+ * all of them match, and where in rel the match began (*start_out). */
+static bool tail_at(const char *pat, size_t plen, const char *rel, size_t rlen, size_t *start_out)
 {
-    size_t plen = strlen(pat);
-    while (plen > 0 && pat[plen - 1] == '/')
-        plen--;
-    if (plen == 0)
-        return false;
     while (plen > 0) {
         if (rlen == 0)
             return false;
@@ -142,19 +211,71 @@ static bool tail_matches(const char *pat, const char *rel, size_t rlen)
             rs--;
         if (!component_matches(pat + ps, plen - ps, rel + rs, rlen - rs))
             return false;
-        plen = ps > 0 ? ps - 1 : 0;
-        rlen = rs > 0 ? rs - 1 : 0;
-        if (ps == 0)
+        if (ps == 0) {
+            *start_out = rs;
             return true;
+        }
+        plen = ps - 1;
+        rlen = rs > 0 ? rs - 1 : 0;
     }
-    return true;
+    return false;
+}
+
+/* Whether pat[0, plen) matches consecutive components of rel[0, rlen) ending anywhere in it (at
+ * its start, when top). */
+static bool occurs_in(const char *pat, size_t plen, const char *rel, size_t rlen, bool top)
+{
+    size_t start = 0;
+    for (size_t end = rlen;; end--) {
+        if ((end == rlen || rel[end] == '/') && tail_at(pat, plen, rel, end, &start) &&
+            (!top || start == 0))
+            return true;
+        if (end == 0)
+            return false;
+    }
+}
+
+/* One pattern against rel: a leading '/' matches only from the work folder's top, a "**"
+ * component any number of components (none too), a trailing '/' is dropped here (the folder's
+ * contents are cp_protected_within's). */
+static bool pattern_matches(const char *pat, const char *rel, size_t rlen)
+{
+    bool top = pat[0] == '/';
+    if (top)
+        pat++;
+    size_t plen = strlen(pat);
+    while (plen > 0 && pat[plen - 1] == '/')
+        plen--;
+    if (plen == 0)
+        return false;
+    const char *any = NULL;
+    for (const char *c = pat; c < pat + plen; c++)
+        if ((c == pat || c[-1] == '/') && c[0] == '*' && c[1] == '*' &&
+            (c + 2 == pat + plen || c[2] == '/'))
+            any = c;
+    size_t start = 0;
+    if (any == NULL)
+        return tail_at(pat, plen, rel, rlen, &start) && (!top || start == 0);
+    /* "head/ ** /tail": the tail at rel's end, the head anywhere before it (from the top, when
+     * top); one "**" (the last) is read as such. */
+    size_t tail_off = any + 2 < pat + plen ? (size_t)(any + 3 - pat) : plen;
+    size_t before = rlen;
+    if (tail_off < plen) {
+        if (!tail_at(pat + tail_off, plen - tail_off, rel, rlen, &start))
+            return false;
+        before = start > 0 ? start - 1 : 0;
+        if (start == 0)
+            return any == pat;
+    }
+    size_t head = any > pat ? (size_t)(any - pat) - 1 : 0;
+    return head == 0 || occurs_in(pat, head, rel, before, top);
 }
 
 bool cp_protected_is_n(const char *const *patterns, const char *rel, size_t rlen)
 {
     const char *const *pats = patterns != NULL ? patterns : cp_protected_default;
     for (size_t i = 0; pats[i] != NULL; i++)
-        if (tail_matches(pats[i], rel, rlen))
+        if (pattern_matches(pats[i], rel, rlen))
             return true;
     return false;
 }

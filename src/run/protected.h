@@ -8,13 +8,18 @@
 
 /* NULL patterns mean this list; NULL-terminated. A pattern is one or more '/'-joined components,
  * each a glob ("*.pem", "id_rsa*") or a name; a trailing '/' marks a folder (".ssh/"), which is
- * protected with everything under it. */
+ * protected with everything under it. A leading '/' matches only from the work folder's top
+ * ("/lefthook.yml"), and a component "**" any number of components, none too (one a pattern:
+ * "site-packages/" "**" "/" "*.pth" joined). */
 extern const char *const cp_protected_default[];
 
 /* Host-run files: what this computer runs by itself once it is in the folder (assistant hooks,
  * editor tasks, .envrc, git's hooks, shell start-up files). Nothing lands on one of them from any
  * place. Same shape and matching as the list above; NULL-terminated. */
 extern const char *const cp_host_run_default[];
+/* Python's start-up code in environments (.pth files, sitecustomize.py, activate scripts): also
+ * host-run, whatever table is in force, and named apart in the words. */
+extern const char *const cp_host_run_python[];
 
 /* Whether rel (a relative path, components joined by '/') is itself a protected place: its
  * last components match all of one pattern's components, whatever lies before them. Case is
