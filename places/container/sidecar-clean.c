@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/file.h>
 
 #include "places/container/box.h"
 #include "places/container/sidecar-names.h"
@@ -146,7 +147,14 @@ static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
         const char *n0 = json_object_get_string(json_object_array_get_idx(names, 0));
         const char *name = n0 && n0[0] == '/' ? n0 + 1 : n0;
         bool used = false;
-        if (id == NULL || !safe_name(name) || network_in_use(e, name, id, &used, err) < 0)
+        if (id == NULL || !safe_name(name))
+            return cp_error_code(err);
+        cleanup_close int use = cp_sidecar_use_lock(name, LOCK_EX | LOCK_NB);
+        if (use < 0) {
+            cp_debug("clean: a run holds sidecar %s in use", name);
+            continue;
+        }
+        if (network_in_use(e, name, id, &used, err) < 0)
             return cp_error_code(err);
         if (used)
             continue;
@@ -168,7 +176,12 @@ static int clean_networks(struct cp_engine *e, int *removed, cp_error_t *err)
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
         const char *name = cp_json_str(json_object_array_get_idx(list, i), "Name");
         bool used = false;
-        if (!safe_name(name) || network_in_use(e, name, NULL, &used, err) < 0)
+        if (!safe_name(name))
+            return cp_error_code(err);
+        cleanup_close int use = cp_sidecar_use_lock(name, LOCK_EX | LOCK_NB);
+        if (use < 0)
+            continue; /* a run holds it in use */
+        if (network_in_use(e, name, NULL, &used, err) < 0)
             return cp_error_code(err);
         if (used)
             continue;

@@ -37,6 +37,8 @@ void cp_sidecar_dispose(struct cp_sidecar *s)
     free(s->join);
     free(s->pid_mode);
     cp_free_secret(s->secret);
+    if (s->use_held)
+        close(s->use_fd);
     memset(s, 0, sizeof(*s));
 }
 
@@ -241,12 +243,35 @@ static int hold(struct cp_engine *e, const char *image, const struct cp_sidecar_
  * (the relay's 50 tickets), after which every run met "network ... is ambiguous". The lock is
  * the person's, not the CONCH_HOME's: networks are the engine's, and two CONCH_HOMEs that each
  * held a lock of their own made twin networks for one folder just the same. */
-int cp_sidecar_lock(const char *name, cp_error_t *err)
+/* The person's folder for a sidecar's locks (every CONCH_HOME's runs see the same), else this
+ * CONCH_HOME's. */
+static char *lock_path(const char *name, const char *suffix, cp_error_t *err)
 {
     cleanup_free char *dir = cp_person_dir();
     if (dir == NULL && cp_workplaces_dir(&dir, err) < 0)
+        return NULL;
+    return xasprintf("%s/%s%s", dir, name, suffix);
+}
+
+int cp_sidecar_use_lock(const char *name, int how)
+{
+    cleanup_error cp_error_t err = NULL;
+    cleanup_free char *path = lock_path(name, ".use", &err);
+    int fd = path != NULL ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+    while (fd >= 0 && flock(fd, how) < 0) {
+        if (errno == EINTR && !(how & LOCK_NB))
+            continue;
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int cp_sidecar_lock(const char *name, cp_error_t *err)
+{
+    cleanup_free char *path = lock_path(name, ".lock", err);
+    if (path == NULL)
         return cp_error_code(err);
-    cleanup_free char *path = xasprintf("%s/%s.lock", dir, name);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", path);
@@ -297,6 +322,8 @@ int cp_sidecar_ensure(struct cp_engine *e, const struct cp_allowlist *list, cons
     if (cp_egress_image_name(&image, err) < 0)
         return cp_error_wrap(err, "the egress sidecar");
     cp_sidecar_names_make(list, image, trust, workdir, &n);
+    out->use_fd = cp_sidecar_use_lock(n.name, LOCK_SH);
+    out->use_held = out->use_fd >= 0;
     cleanup_close int lock = cp_sidecar_lock(n.name, err);
     if (lock < 0)
         return cp_error_code(err);

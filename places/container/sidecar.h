@@ -41,6 +41,8 @@ struct cp_sidecar {
                      * ns:PATH on Podman */
     char *pid_mode; /* how the holder joins the sidecar's PID namespace: container:ID on
                      * Docker, ns:/proc/PID/ns/pid on Podman (sidecar-hold.c); NULL: no holder */
+    int use_fd;     /* the shared hold on its use lock (cp_sidecar_use_lock), while use_held */
+    bool use_held;
 };
 
 /* What the sidecar signs with and trusts: its CA (certificate and key, PEM), the CA's
@@ -75,6 +77,14 @@ void cp_sidecar_keys_forget(const char *id);
  * the lock's descriptor (the caller closes it), or an error (CP_ERR_INTERRUPTED for a
  * signal). */
 int cp_sidecar_lock(const char *name, cp_error_t *err);
+
+/* A run holds its folder's sidecar in use from before it is found or made until the run's box
+ * is on its network (the struct's dispose lets go): `clean`, of any CONCH_HOME of this person,
+ * takes the lock alone and without waiting before it judges the sidecar, and leaves one it
+ * cannot take. Without it, a clean between a run's sidecar step and its box removed the
+ * sidecar the run was about to join. how: LOCK_SH (a run, waiting) or LOCK_EX | LOCK_NB
+ * (clean). The descriptor, or -1 (not taken: held, or no lock to be had). */
+int cp_sidecar_use_lock(const char *name, int how);
 
 /* HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lower-case forms for box (a valid box id, see
  * places/egress/auth.h), as "K=V"; the caller's (cp_strv_free). */
