@@ -2,21 +2,16 @@
 # Brings up the engines the tests run against: a real dockerd and a real Podman API service.
 # Idempotent: an engine that already answers is left as it is. Run as root.
 set -eu
+. "$(cd "$(dirname "$0")/../.." && pwd)/tests/lib/wait.sh"
 
 answers() { # socket
     curl -sf --max-time 3 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1
 }
 
-wait_for() { # socket name
-    i=0
-    while ! answers "$1"; do
-        i=$((i + 1))
-        if [ "$i" -gt 60 ]; then
-            echo "engines: $2 did not answer on $1 within 30 s" >&2
-            return 1
-        fi
-        sleep 0.5
-    done
+wait_for() { # socket name: until it answers (a fresh machine's first start may take long)
+    wait_until 120 answers "$1" && return 0
+    echo "engines: $2 did not answer on $1 within 120 s" >&2
+    return 1
 }
 
 start_docker() {
