@@ -67,7 +67,6 @@ sshd_lib_daemon() {
 _sshd_lib_ready() { [ -s "$1" ] || _wait_pid_gone "$2"; }
 
 sshd_lib_stop() {
-    [ -f "$1/sshd.pid" ] && kill "$(cat "$1/sshd.pid")" 2>/dev/null &&
-        wait_gone 30 "$(cat "$1/sshd.pid")"
+    _sl_pid=$(cat "$1/sshd.pid" 2>/dev/null) && kill "$_sl_pid" 2>/dev/null && wait_gone 30 "$_sl_pid"
     return 0
 }
