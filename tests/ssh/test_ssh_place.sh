@@ -372,12 +372,15 @@ done
 [ -n "$held" ] && [ "$staged" -ge 1 ] && [ "$bad" = 0 ] &&
     ok "kill -9 mid-pull: every file old or new, whole ($new of 200 new)" ||
     fail "kill -9 mid-pull: held=$held staged=$staged bad=$bad new=$new $(cat "$T/err")"
-rc=$(CONCH_SSH_KEEPER=0 run box -- true)
+# The next run by the same Host (the copy there is known by it), its far side no longer held.
+sed -i "s/Port $H/Port $A/" "$T/home/.ssh/config"
+rc=$(CONCH_SSH_KEEPER=0 run hold -- true)
 new=$(cat "$W"/k/f* | grep -c '^new ')
 [ "$rc" = 0 ] && [ "$new" = 200 ] && ! ls -d "$W"/.conch-staging-* >/dev/null 2>&1 &&
     ok "kill -9 mid-pull, then the next run: all 200 new, no staging left" ||
     fail "after kill -9: rc=$rc new=$new $(ls -a "$W") $(cat "$T/err")"
 rm -rf "$W/k"
+rc=$(run hold -- true)
 rc=$(run box -- true)
 # ---- run --report: the ssh place's facts (host, not sealed, files both ways, stages) ----
 echo D >"$W/report-gone.txt"
