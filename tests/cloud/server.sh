@@ -8,7 +8,8 @@ cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait_gone 30 "$server_pid"
     rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 1' INT TERM # through the EXIT trap: a trap that only cleaned up went on without $T
 
 
 fails=0
