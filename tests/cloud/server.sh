@@ -1,13 +1,15 @@
 # Sourced by the cloud tests: a Daytona test server (daytona_server.py) on loopback with a CA
 # of its own (made here with openssl, never committed), conch-place pointed at it through
 # cloud.api_url and cloud.ca_file, and the check helpers. Needs top and bin set.
+. "$top/tests/lib/wait.sh"
 T=$(mktemp -d /tmp/conch-cloud-test.XXXXXX)
 server_pid=
 cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait_gone 30 "$server_pid"
     rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 1' INT TERM # through the EXIT trap: a trap that only cleaned up went on without $T
 
 
 fails=0
@@ -30,8 +32,9 @@ mkdir -p "$T/state"
 python3 "$top/tests/cloud/daytona_server.py" "$T/state" "$T/srv.pem" "$T/srv.key" "$T/apikey" \
     2>"$T/server.err" &
 server_pid=$!
-i=0
-while [ ! -s "$T/state/ports" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# Ready once it has written its ports (after it listens), or given up when it ended first.
+server_up() { [ -s "$T/state/ports" ] || _wait_pid_gone "$server_pid"; }
+wait_until 60 server_up
 [ -s "$T/state/ports" ] || { cat "$T/server.err"; echo "FAIL: the test server did not start"; exit 1; }
 read -r PORT EVIL <"$T/state/ports"
 API=https://localhost:$PORT

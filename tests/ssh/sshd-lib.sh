@@ -4,7 +4,11 @@
 #   sshd_lib_start DIR   starts it; writes DIR/home/.ssh/{config,known_hosts,id_ed25519}
 #                        with one Host, `box`; sets SSHD_LIB_PORT; returns non-zero on failure
 #   sshd_lib_stop DIR    stops it
-# The caller sets HOME=DIR/home for conch-place. Needs root (sshd) and /usr/sbin/sshd.
+#   sshd_lib_daemon DIR CONFIG LOG PORT...
+#                        starts sshd on CONFIG (PidFile DIR/sshd.pid) and waits until it
+#                        listens on every PORT; the other ssh tests start theirs with it
+# The caller sets HOME=DIR/home for conch-place, and sources tests/lib/wait.sh first. Needs root
+# (sshd) and /usr/sbin/sshd.
 sshd_lib_start() {
     d=$1
     mkdir -p "$d/home/.ssh" "$d/far" /run/sshd && chmod 700 "$d/home/.ssh" || return 1
@@ -33,16 +37,36 @@ LogLevel ERROR
 MaxSessions 20
 ForceCommand /bin/sh $d/force.sh $d/far
 CFG
-    /usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log" || { cat "$d/sshd.log"; return 1; }
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -f "$d/sshd.pid" ] && break; sleep 0.2; done
+    sshd_lib_daemon "$d" "$d/sshd_config" "$d/sshd.log" "$SSHD_LIB_PORT" || return 1
     echo "[127.0.0.1]:$SSHD_LIB_PORT $(cut -d' ' -f1,2 "$d/hostkey.pub")" >"$d/home/.ssh/known_hosts"
     printf 'Host box\n  HostName 127.0.0.1\n  Port %s\n  User root\n  IdentityAgent none\n  GlobalKnownHostsFile none\n  ConnectTimeout 3\n' \
         "$SSHD_LIB_PORT" >"$d/home/.ssh/config"
     chmod 600 "$d/home/.ssh/config"
-    [ -f "$d/sshd.pid" ]
 }
 
+# sshd in the foreground (-D), a child of this shell (SSHD_LIB_PID), so that its end is seen
+# too: ready once its pid file is written, which sshd does only after its sockets are bound and
+# listening; each PORT is then found listening in /proc/net/tcp (a port another program holds
+# fails here, with sshd's log, rather than later as a refused connection).
+sshd_lib_daemon() {
+    _sl_dir=$1 _sl_log=$3
+    /usr/sbin/sshd -D -f "$2" -E "$_sl_log" </dev/null &
+    SSHD_LIB_PID=$!
+    shift 3
+    if ! wait_until 60 _sshd_lib_ready "$_sl_dir/sshd.pid" "$SSHD_LIB_PID" ||
+        [ ! -s "$_sl_dir/sshd.pid" ]; then
+        echo "sshd did not start: $(cat "$_sl_log")"
+        return 1
+    fi
+    for _sl_port; do
+        grep -q ":$(printf '%04X' "$_sl_port") 00000000:0000 0A" /proc/net/tcp && continue
+        echo "sshd does not listen on $_sl_port: $(cat "$_sl_log")"
+        return 1
+    done
+}
+_sshd_lib_ready() { [ -s "$1" ] || _wait_pid_gone "$2"; }
+
 sshd_lib_stop() {
-    [ -f "$1/sshd.pid" ] && kill "$(cat "$1/sshd.pid")" 2>/dev/null
+    _sl_pid=$(cat "$1/sshd.pid" 2>/dev/null) && kill "$_sl_pid" 2>/dev/null && wait_gone 30 "$_sl_pid"
     return 0
 }

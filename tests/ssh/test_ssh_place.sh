@@ -9,6 +9,8 @@ set -u
 [ -x /usr/sbin/sshd ] || { echo "SKIP: no sshd (bootstrap.sh installs openssh-server)"; exit 77; }
 CP="$(pwd)/conch-place"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+. "$SRC/tests/lib/wait.sh"
+. "$SRC/tests/ssh/sshd-lib.sh"
 T=$(mktemp -d /tmp/conch-sshplace-XXXXXX)
 # The keepers this test started (each writes its pid in its lock file).
 keepers() { cat "$T"/conch*/workplaces/keepers/*.lock 2>/dev/null; }
@@ -16,16 +18,17 @@ AGENT_PID=
 cleanup() {
     for k in $(keepers); do kill "$k" 2>/dev/null; done
     [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
+    touch "$T/release" # a pull held open (the kill -9 case) lets go
     [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null
-    # The far shells of the small host's sessions end with sshd's children: give them a moment.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        mountpoint -q "$T/small" 2>/dev/null || break
-        umount "$T/small" 2>/dev/null || sleep 0.3
-    done
+    # The far shells of the small host's sessions end with sshd's children: until then the
+    # mount is busy.
+    wait_until 30 unmounted "$T/small"
     mountpoint -q "$T/small" 2>/dev/null && umount -l "$T/small"
     rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
+unmounted() { ! mountpoint -q "$1" 2>/dev/null || umount "$1" 2>/dev/null; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM # through the EXIT trap, once: a trap that only cleaned up went on
 FAILED=0
 fail() { echo "FAIL: $*"; FAILED=1; }
 ok() { echo "ok: $*"; }
@@ -42,6 +45,7 @@ cp "$T/home/.ssh/id_ed25519.pub" "$T/authorized_keys"
 BASE=$((10000 + ($$ % 1250) * 8))
 A=$BASE B=$((BASE + 1)) C=$((BASE + 2)) D=$((BASE + 3)) DEAD=$((BASE + 4)) E=$((BASE + 5))
 R=$((BASE + 6)) # a remote forward's port, should anything ask for one
+H=$((BASE + 7))
 
 # The far side's front door: a home of its own per port, then the command as sent.
 cat >"$T/force.sh" <<'EOF'
@@ -74,6 +78,35 @@ case $SSH_ORIGINAL_COMMAND in
 *) run "$SSH_ORIGINAL_COMMAND" ;;
 esac
 EOF
+# A pull held open: the pack's archive stops half-way until the test lets it go ($T/release),
+# so that conch-place is killed while its pull is under way, not when a race lets it.
+cat >"$T/force-hold.sh" <<EOF
+cd "\$1" || exit 1
+HOME=\$1
+export HOME
+. "$SRC/tests/lib/wait.sh"
+hold() {
+    dd bs=6000000 count=1 iflag=fullblock 2>/dev/null
+    echo \$\$ >"$T/held" # the far shell, which ends once the pipe does
+    wait_until 120 [ -e "$T/release" ]
+    cat
+}
+run() {
+    case \$1 in
+    *'cp_tmp/asked'*) /bin/sh -c "\$1" | hold ;;
+    *) exec /bin/sh -c "\$1" ;;
+    esac
+}
+case \$SSH_ORIGINAL_COMMAND in
+*'IFS= read -r n'*)
+    IFS= read -r n || exit 0
+    c=
+    while [ "\$n" -gt 0 ]; do IFS= read -r l || exit 0; c="\$c\$l
+"; n=\$((n - 1)); done
+    run "\$c" ;;
+*) run "\$SSH_ORIGINAL_COMMAND" ;;
+esac
+EOF
 # Hostile tools: find lists a name; tar answers any pack with an archive that tries to climb
 # out, plant a hook and swap a file for a link.
 mkdir -p "$T/evil/bin" "$T/evil/src/sub" "$T/evil/src/.git/hooks"
@@ -103,6 +136,7 @@ Port $B
 Port $C
 Port $D
 Port $E
+Port $H
 ListenAddress 127.0.0.1
 HostKey $T/hostkey
 PidFile $T/sshd.pid
@@ -124,13 +158,14 @@ Match LocalPort $D
   ForceCommand /bin/sh $T/force.sh $T/far $T/notar
 Match LocalPort $E
   ForceCommand /bin/sh $T/force-cut.sh $T/far
+Match LocalPort $H
+  ForceCommand /bin/sh $T/force-hold.sh $T/far
 CFG
-/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" || { cat "$T/sshd.log"; exit 99; }
-for _ in 1 2 3 4 5 6 7 8 9 10; do [ -f "$T/sshd.pid" ] && break; sleep 0.2; done
+sshd_lib_daemon "$T" "$T/sshd_config" "$T/sshd.log" $A $B $C $D $E $H || exit 99
 mount -t tmpfs -o size=2m tmpfs "$T/small" 2>/dev/null || echo "note: no tmpfs, disk-full case skipped"
 
 key=$(cut -d' ' -f1,2 "$T/hostkey.pub")
-for p in $A $B $C $D $E; do echo "[127.0.0.1]:$p $key" >>"$T/home/.ssh/known_hosts"; done
+for p in $A $B $C $D $E $H; do echo "[127.0.0.1]:$p $key" >>"$T/home/.ssh/known_hosts"; done
 echo "[127.0.0.1]:$A $(cut -d' ' -f1,2 "$T/otherkey.pub")" >"$T/changed_kh"
 : >"$T/empty_kh"
 host() { # NAME PORT [lines, before the defaults: the first value wins]
@@ -153,6 +188,7 @@ host() { # NAME PORT [lines, before the defaults: the first value wins]
     host refused $DEAD
     host nameless $DEAD "HostName nowhere.invalid"
     host cut $E
+    host hold $H
     host fwd $A "ForwardAgent yes" "RemoteForward $R 127.0.0.1:$A" "IdentityAgent $T/agent.sock"
 } >"$T/home/.ssh/config"
 chmod 600 "$T/home/.ssh/config"
@@ -242,28 +278,36 @@ got=$(timeout 120 "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- cat <
 [ "$got" = "$want" ] && ok "100 MB through -i cat (ssh): byte for byte" ||
     fail "-i 100 MB: $got != $want $(cat "$T/err")"
 rm -f "$T/in100"
+# The far command says it has started (its pid, in a file: this computer is the far side), and
+# its input stays open until the test ends it: a run that waited for its input to end would
+# never end. Its end is waited for 20 s: far past a busy machine's delay, and below the 30 s
+# after which a cloud run's lease renewal ends a run on a signal by another way (a run that
+# missed the signal ended there in 30 s, as cloud.test saw).
 for how in keeper alone; do
     k=1
     [ $how = alone ] && k=0
-    rm -f "$T/fifo" && mkfifo "$T/fifo"
-    sleep 30 >"$T/fifo" & # input that never ends: a writer that stays, and writes nothing
+    rm -f "$T/fifo" "$T/pending-$how" && mkfifo "$T/fifo"
+    sleep 600 >"$T/fifo" & # input that never ends: a writer that stays, and writes nothing
     writer=$!
     CONCH_SSH_KEEPER=$k "$CP" run --place ssh:box --workdir "$W" --chat c1 -i -- \
-        sh -c 'cat >/dev/null; echo never' conch-pending-$how <"$T/fifo" >"$T/out" 2>&1 &
+        sh -c 'echo $$ >"$1"; cat >/dev/null; echo never' conch-pending "$T/pending-$how" \
+        <"$T/fifo" >"$T/out" 2>&1 &
     pid=$!
-    for _ in $(seq 100); do pgrep -f "conch-pending-$how" | grep -qv "^$pid\$" && break; sleep 0.1; done
-    sleep 0.3
+    wait_until 60 [ -s "$T/pending-$how" ]
+    far=$(cat "$T/pending-$how" 2>/dev/null)
     start=$(date +%s%N)
     kill -TERM $pid
+    wait_gone 20 $pid || kill -KILL $pid
     wait $pid
     rc=$?
     took=$((($(date +%s%N) - start) / 1000000))
-    for _ in $(seq 50); do pgrep -f "sh -c cat >/dev/null; echo never" >/dev/null || break; sleep 0.1; done
-    [ "$rc" = 143 ] && [ "$took" -lt 5000 ] && ! grep -q never "$T/out" &&
-        ! pgrep -f "sh -c cat >/dev/null; echo never" >/dev/null &&
+    gone=no
+    [ -n "$far" ] && wait_gone 30 "$far" && gone=yes
+    [ "$gone" = yes ] && [ "$rc" = 143 ] && ! grep -q never "$T/out" &&
         ok "SIGTERM with input still pending (ssh, $how): 143 in ${took} ms, the far command gone" ||
-        fail "SIGTERM pending ($how): rc=$rc took=${took}ms $(cat "$T/out")"
+        fail "SIGTERM pending ($how): far=$far rc=$rc took=${took}ms $(cat "$T/out")"
     kill $writer 2>/dev/null
+    wait $writer 2>/dev/null
 done
 
 # ---- nothing lost: a far copy that proves itself (issue 9) ----
@@ -294,7 +338,10 @@ rc=$(run box -- cat a.txt)
     fail "other id: rc=$rc $(cat "$T/out" "$T/err")"
 
 # kill -9 of conch-place mid-pull, then the next run: every file old or new, whole; the next
-# run brings the rest. Alone (no keeper), so the pull runs in the process killed.
+# run brings the rest. Alone (no keeper), so the pull runs in the process killed. The far side
+# (host hold) stops its archive half-way and waits: the kill comes with the pull under way,
+# its staging folder here, and only then is the far side let go. (No timeout before it: the
+# kill would end timeout and leave conch-place to finish its pull.)
 mkdir -p "$W/k"
 i=1
 while [ $i -le 200 ]; do
@@ -302,14 +349,19 @@ while [ $i -le 200 ]; do
     i=$((i + 1))
 done
 rc=$(CONCH_SSH_KEEPER=0 run box -- true)
-CONCH_SSH_KEEPER=0 timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sh -c \
+rm -f "$T/held" "$T/release"
+CONCH_SSH_KEEPER=0 "$CP" run --place ssh:hold --workdir "$W" --chat c1 -- sh -c \
     'i=1; while [ $i -le 200 ]; do { printf "new %d\n" $i; head -c 60000 /dev/zero; } >k/f$i; i=$((i+1)); done' \
-    >/dev/null 2>&1 &
+    >/dev/null 2>"$T/err" &
 pid=$!
-for _ in $(seq 600); do ls -d "$W"/.conch-staging-* >/dev/null 2>&1 && break; sleep 0.01; done
+staging() { [ -s "$T/held" ] && ls -d "$W"/.conch-staging-* >/dev/null 2>&1; }
+wait_until 120 staging
 staged=$(ls -d "$W"/.conch-staging-* 2>/dev/null | wc -l)
+held=$(cat "$T/held" 2>/dev/null)
 kill -KILL $pid
 wait $pid 2>/dev/null
+touch "$T/release"
+[ -n "$held" ] && wait_gone 60 "$held"
 bad=0 new=0
 i=1
 while [ $i -le 200 ]; do
@@ -320,14 +372,18 @@ while [ $i -le 200 ]; do
     [ "$first" = "new $i" ] && new=$((new + 1))
     i=$((i + 1))
 done
-[ "$staged" -ge 1 ] && [ "$bad" = 0 ] && ok "kill -9 mid-pull: every file old or new, whole ($new of 200 new)" ||
-    fail "kill -9 mid-pull: staged=$staged bad=$bad new=$new"
-rc=$(CONCH_SSH_KEEPER=0 run box -- true)
+[ -n "$held" ] && [ "$staged" -ge 1 ] && [ "$bad" = 0 ] &&
+    ok "kill -9 mid-pull: every file old or new, whole ($new of 200 new)" ||
+    fail "kill -9 mid-pull: held=$held staged=$staged bad=$bad new=$new $(cat "$T/err")"
+# The next run by the same Host (the copy there is known by it), its far side no longer held.
+sed -i "s/Port $H/Port $A/" "$T/home/.ssh/config"
+rc=$(CONCH_SSH_KEEPER=0 run hold -- true)
 new=$(cat "$W"/k/f* | grep -c '^new ')
 [ "$rc" = 0 ] && [ "$new" = 200 ] && ! ls -d "$W"/.conch-staging-* >/dev/null 2>&1 &&
     ok "kill -9 mid-pull, then the next run: all 200 new, no staging left" ||
     fail "after kill -9: rc=$rc new=$new $(ls -a "$W") $(cat "$T/err")"
 rm -rf "$W/k"
+rc=$(CONCH_SSH_KEEPER=0 run hold -- true) # no keeper of its own: the keeper tests meet one
 rc=$(run box -- true)
 # ---- run --report: the ssh place's facts (host, not sealed, files both ways, stages) ----
 echo D >"$W/report-gone.txt"
@@ -349,27 +405,37 @@ assert (d["exit"]["status"], d["exit"]["whose"]) == (4, "command"), d["exit"]
 rm -f "$W/report-in.txt" "$W/report-out.txt"
 
 # ---- Ctrl-C ends the far command; a killed conch-place too (the watcher) ----
-timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 41.25 >/dev/null 2>&1 &
+# The far command writes its pid (this computer is the far side) and then is the sleep: the
+# signal comes once it runs, and its end is waited for by that pid.
+rm -f "$T/far-int" "$T/far-kill"
+timeout 60 "$CP" run --place ssh:box --workdir "$W" --chat c1 -- \
+    sh -c 'echo $$ >"$1"; exec sleep 600' conch "$T/far-int" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do pgrep -f 'sleep 41.25' >/dev/null && break; sleep 0.1; done
+wait_until 60 [ -s "$T/far-int" ]
+far=$(cat "$T/far-int" 2>/dev/null)
 kill -INT $pid
 wait $pid
 rc=$?
-# The far command is stopped in the background (the keeper's kill script): give it time.
-for _ in $(seq 100); do pgrep -f 'sleep 41.25' >/dev/null || break; sleep 0.1; done
-[ "$rc" = 130 ] && ! pgrep -f 'sleep 41.25' >/dev/null && ok "Ctrl-C: 130 and the far command is gone" ||
-    fail "Ctrl-C: rc=$rc, far: $(pgrep -af 'sleep 41.25')"
-"$CP" run --place ssh:box --workdir "$W" --chat c1 -- sleep 42.25 >/dev/null 2>&1 &
+# The far command is stopped in the background (the keeper's kill script).
+gone=no
+[ -n "$far" ] && wait_gone 30 "$far" && gone=yes
+[ "$rc" = 130 ] && [ "$gone" = yes ] && ok "Ctrl-C: 130 and the far command is gone" ||
+    fail "Ctrl-C: rc=$rc, far '$far' gone: $gone"
+"$CP" run --place ssh:box --workdir "$W" --chat c1 -- \
+    sh -c 'echo $$ >"$1"; exec sleep 600' conch "$T/far-kill" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do pgrep -f 'sleep 42.25' >/dev/null && break; sleep 0.1; done
+wait_until 60 [ -s "$T/far-kill" ]
+far=$(cat "$T/far-kill" 2>/dev/null)
 kill -KILL $pid
-for _ in $(seq 100); do pgrep -f 'sleep 42.25' >/dev/null || break; sleep 0.1; done
-! pgrep -f 'sleep 42.25' >/dev/null && ok "conch-place killed: the far command ends with the channel" ||
-    fail "far command outlived a killed conch-place"
-pkill -f 'sleep 42.25' 2>/dev/null
+wait $pid 2>/dev/null
+gone=no
+[ -n "$far" ] && wait_gone 30 "$far" && gone=yes
+[ "$gone" = yes ] && ok "conch-place killed: the far command ends with the channel" ||
+    fail "far command '$far' outlived a killed conch-place"
+[ -n "$far" ] && kill "$far" 2>/dev/null
 # The keeper ends a killed run's far command in the background (TERM, a second, KILL) and
 # holds the copy's locks until then: wait for the far lock to go before the lock tests.
-for _ in $(seq 50); do [ -e "$T/far/.conch-place/locks/c1" ] || break; sleep 0.1; done
+wait_until 30 not [ -e "$T/far/.conch-place/locks/c1" ]
 
 # ---- one command at a time per copy: two runs at once are serialised, both complete ----
 # Same computer (the lock here), then another computer (its own CONCH_HOME: the lock there).
@@ -383,11 +449,11 @@ for who in here there; do
         sh -c "echo first-start >>order.txt; while [ ! -e '$T/go' ]; do sleep 0.1; done; echo first-end >>order.txt; echo 1 >first-$who.txt" \
         >/dev/null 2>&1 &
     pid=$!
-    for _ in $(seq 600); do grep -q first-start "$(FARCOPY c1)/order.txt" 2>/dev/null && break; sleep 0.1; done
+    wait_line 60 "$(FARCOPY c1)/order.txt" first-start
     started=$(cat "$(FARCOPY c1)/order.txt" 2>/dev/null)
     rm -f "$T/err"
     rc2=$(CONCH_HOME=$home run box -- sh -c "echo second >>order.txt; echo 2 >second-$who.txt" &
-        for _ in $(seq 600); do grep -q 'waiting for it to end' "$T/err" 2>/dev/null && break; sleep 0.1; done
+        wait_line 60 "$T/err" 'waiting for it to end'
         touch "$T/go"
         wait)
     touch "$T/go"
@@ -401,25 +467,22 @@ for who in here there; do
 done
 rm -f "$W/order.txt" "$W"/first-*.txt "$W"/second-*.txt
 rc=$(run box -- true)
-for _ in $(seq 30); do [ -e "$T/far/.conch-place/locks/c1" ] || break; sleep 0.1; done
+wait_until 30 not [ -e "$T/far/.conch-place/locks/c1" ]
 [ "$rc" = 0 ] && [ ! -e "$T/far/.conch-place/locks/c1" ] && ok "the far lock ends with its command" ||
     fail "lock left: rc=$rc $(cat "$T/err") $(cat "$T/far/.conch-place/locks/c1") $(ps -o pid,args -p $(cut -d' ' -f2 "$T/far/.conch-place/locks/c1"))"
 
 # ---- the keeper: one connection kept between runs, private, idle-bounded, replaced ----
 KD="$T/conch/workplaces/keepers"
 vrun() { "$CP" -v run --place ssh:box --workdir "$W" --chat c1 -- true >/dev/null 2>"$T/err"; }
-# A busy machine may keep the new keeper from answering in time: the run then goes alone, as
-# it should, so a few runs are allowed before one is served.
-served() {
-    for _ in 1 2 3 4 5; do
-        sleep 1
-        vrun && grep -q 'the keeper serves this run' "$T/err" && return 0
-    done
-    return 1
-}
+# A busy machine may keep the keeper from answering in time (300 ms): the run then goes alone,
+# as it should, so runs are tried until one is served, once the keeper listens.
+served_once() { vrun && grep -q 'the keeper serves this run' "$T/err"; }
+served() { wait_until 60 keeper_listens && wait_until 60 served_once; }
+keeper_listens() { keeper_listens_in "$KD"; }
+keeper_listens_in() { [ -s "$(ls "$1"/*.lock 2>/dev/null | head -1)" ] && ls "$1"/*.sock >/dev/null 2>&1; }
 vrun && served
 k1=$(cat "$KD"/*.lock 2>/dev/null | head -1)
-vrun && grep -q 'the keeper serves this run' "$T/err" && [ -n "$k1" ] && kill -0 "$k1" &&
+served && [ -n "$k1" ] && kill -0 "$k1" &&
     [ "$(cat "$KD"/*.lock | head -1)" = "$k1" ] && ok "keeper: reused between runs" ||
     fail "keeper reuse: k1=$k1 $(cat "$T/err")"
 [ "$(stat -c %a "$KD")" = 700 ] && [ "$(stat -c %a "$KD"/*.sock)" = 600 ] &&
@@ -434,16 +497,20 @@ print(repr(s.recv(1)))' "$(ls "$KD"/*.sock)" 2>&1)
 chmod 700 "$T" "$T/conch" "$T/conch/workplaces" "$KD" && chmod 600 "$KD"/*.sock
 [ "$ans" = "b''" ] && ok "keeper: another uid is refused" || fail "keeper other uid: $ans"
 kill -KILL "$k1"
+wait_gone 30 "$k1"
 vrun && grep -q 'no keeper' "$T/err" && served && k2=$(cat "$KD"/*.lock | head -1) &&
     [ "$k2" != "$k1" ] && ok "keeper: a dead one is replaced; the run between goes alone" ||
     fail "keeper replace: $(cat "$T/err")"
 KI="$T/conch-idle/workplaces/keepers"
 CONCH_HOME="$T/conch-idle" CONCH_SSH_KEEPER_IDLE=2 "$CP" run --place ssh:box --workdir "$W" \
     --chat idle -- true >/dev/null 2>&1
-sleep 1
+# The keeper started by that run: its pid in its lock, then its socket (it listens); with no
+# run to serve it ends by itself after its idle time.
+wait_until 60 keeper_listens_in "$KI"
 ki=$(cat "$KI"/*.lock 2>/dev/null)
-for _ in $(seq 60); do kill -0 "$ki" 2>/dev/null || break; sleep 0.1; done
-[ -n "$ki" ] && ! kill -0 "$ki" 2>/dev/null && ! ls "$KI"/*.sock >/dev/null 2>&1 &&
+gone=no
+[ -n "$ki" ] && wait_gone 60 "$ki" && gone=yes
+[ "$gone" = yes ] && ! ls "$KI"/*.sock >/dev/null 2>&1 &&
     ok "keeper: exits when idle, its socket gone" || fail "keeper idle: pid '$ki' $(ls -la "$KI")"
 CONCH_SSH_KEEPER=0 "$CP" -v run --place ssh:box --workdir "$W" --chat c1 -- true >/dev/null 2>"$T/err"
 ! grep -q keeper "$T/err" && ok "keeper: CONCH_SSH_KEEPER=0 goes alone" || fail "keeper off: $(cat "$T/err")"
@@ -466,19 +533,22 @@ rc=$(unshare -n sh -c "timeout 30 '$CP' run --place ssh:nameless --workdir '$W' 
     >/dev/null 2>"$T/err" </dev/null; echo $?)
 words nameless "$rc" 'is not found' "name not found: words"
 if command -v python3 >/dev/null; then
+    # A far side that takes the connection and never says a word, for as long as the test
+    # wants: a run without a time limit would wait until run's timeout (60 s) ends it, 124.
     python3 -c "import socket,time
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', $DEAD)); s.listen(5); c=s.accept(); time.sleep(20)" &
+s.bind(('127.0.0.1', $DEAD)); s.listen(5); c=s.accept(); time.sleep(600)" &
     silent=$!
     # Listening before the run dials it (a loaded machine starts python slowly): the port in
     # /proc/net/tcp's hex, state 0A.
     port_hex=$(printf '%04X' "$DEAD")
-    for _ in $(seq 100); do grep -q ":$port_hex 00000000:0000 0A" /proc/net/tcp && break; sleep 0.1; done
+    wait_until 60 grep -q ":$port_hex 00000000:0000 0A" /proc/net/tcp
     start=$(date +%s)
     rc=$(run refused -- touch ran)
     took=$(($(date +%s) - start))
     kill $silent 2>/dev/null
-    [ "$took" -lt 15 ] && words refused "$rc" 'did not answer' "no answer in time: words, within the time limit"
+    wait $silent 2>/dev/null
+    words refused "$rc" 'did not answer' "no answer in time: words, within the time limit ($took s)"
 fi
 [ ! -e "$W/ran" ] && [ ! -e "$(FARCOPY c1)/ran" ] && ok "never run anywhere on a place failure" ||
     fail "a command ran despite a place failure"
@@ -538,7 +608,10 @@ rc=$(run cut -- true)
 # The probe is first shown to see forwarding when it happens (OpenSSH's own client, asked
 # for both), so its "none" for conch-place cannot come from a probe that sees nothing.
 AGENT_PID=$(ssh-agent -s -a "$T/agent.sock" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
-probe='echo "agent=${SSH_AUTH_SOCK:-none}"; sleep 1; echo "listening=$(ss -Hltn "sport = :'$R'" | wc -l)"'
+# No wait in the probe: sshd serves one connection's requests in order, and a client asks for
+# its forwards before it opens the session (OpenSSH does), so a port asked for is listening
+# by the time the command runs.
+probe='echo "agent=${SSH_AUTH_SOCK:-none}"; echo "listening=$(ss -Hltn "sport = :'$R'" | wc -l)"'
 SSH_AUTH_SOCK="$T/agent.sock" timeout 20 ssh -F "$T/home/.ssh/config" -o ForwardAgent=yes \
     -o UserKnownHostsFile="$T/home/.ssh/known_hosts" -i "$T/home/.ssh/id_ed25519" \
     -o ExitOnForwardFailure=yes -o BatchMode=yes fwd "$probe" >"$T/ssh-probe" 2>"$T/err"

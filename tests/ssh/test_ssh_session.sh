@@ -9,6 +9,9 @@ if [ ! -x /usr/sbin/sshd ]; then
         { echo "SKIP: cannot install openssh-server"; exit 77; }
 fi
 RUN="$(pwd)/tests/ssh/ssh_run"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/wait.sh"
+. "$top/tests/ssh/sshd-lib.sh"
 T=$(mktemp -d /tmp/conch-sshd-XXXXXX)
 AGENT_PID=
 cleanup() {
@@ -16,7 +19,8 @@ cleanup() {
     [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
     rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 1' INT TERM # through the EXIT trap, once: a trap that only cleaned up went on
 FAILED=0
 fail() { echo "FAIL: $*"; FAILED=1; }
 ok() { echo "ok: $*"; }
@@ -43,8 +47,7 @@ PermitRootLogin prohibit-password
 AllowTcpForwarding yes
 LogLevel ERROR
 CFG
-/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" || { cat "$T/sshd.log"; exit 99; }
-for _ in 1 2 3 4 5 6 7 8 9 10; do [ -f "$T/sshd.pid" ] && break; sleep 0.2; done
+sshd_lib_daemon "$T" "$T/sshd_config" "$T/sshd.log" "$PORT" || exit 99
 
 echo "[127.0.0.1]:$PORT $(cut -d' ' -f1,2 "$T/hostkey.pub")" > "$T/home/.ssh/known_hosts"
 echo "[127.0.0.1]:$PORT $(cut -d' ' -f1,2 "$T/otherkey.pub")" > "$T/changed_kh"
