@@ -381,8 +381,9 @@ static void test_host_run__include_loop__bounded(void **state)
     put(work, ".git/HEAD", "ref: refs/heads/main\n");
     put(work, ".git/config", "[include]\n\tpath = ../loop\n");
     char text[512] = "[include]\n";
+    size_t n = strlen(text);
     for (int i = 0; i < 10; i++)
-        strcat(text, "\tpath = loop\n");
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "\tpath = loop\n");
     put(work, "loop", text);
     cleanup_strv char **named = cp_host_run_named(work);
     assert_true(has(named, "loop"));
