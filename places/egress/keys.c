@@ -14,6 +14,7 @@
 #include <openssl/crypto.h>
 
 #include "places/egress/auth.h"
+#include "src/base/json.h"
 #include "places/egress/keys.h"
 #include "places/egress/sign-ins-feed.h"
 #include "src/base/clock.h"
@@ -35,26 +36,6 @@ void cp_egress_keys_dispose(struct cp_egress_keys *k)
 
 /* ---- the message ---- */
 
-static void wipe_strings(json_object *o)
-{
-    if (json_object_is_type(o, json_type_string)) {
-        explicit_bzero((char *)json_object_get_string(o), (size_t)json_object_get_string_len(o));
-    } else if (json_object_is_type(o, json_type_object)) {
-        json_object_object_foreach (o, key, v) {
-            (void)key;
-            wipe_strings(v);
-        }
-    }
-}
-
-static void json_wipe_putp(json_object **o)
-{
-    if (*o == NULL)
-        return;
-    wipe_strings(*o);
-    json_object_put(*o);
-}
-
 static void add_value(json_object *o, const char *key, const char *value)
 {
     if (value != NULL)
@@ -63,7 +44,7 @@ static void add_value(json_object *o, const char *key, const char *value)
 
 char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id)
 {
-    __attribute__((cleanup(json_wipe_putp))) json_object *doc = json_object_new_object();
+    cleanup_json_wipe json_object *doc = json_object_new_object();
     json_object *keys = json_object_new_object();
     json_object_object_add(doc, "id", json_object_new_string(id));
     add_value(keys, "secret", k->secret);
@@ -71,16 +52,7 @@ char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id)
     add_value(keys, "https_proxy", k->https_proxy);
     add_value(keys, "no_proxy", k->no_proxy);
     json_object_object_add(doc, "keys", keys);
-    size_t len = 0;
-    /* PLAIN: the PEM's line breaks are escaped, so the message is one line. */
-    const char *text = json_object_to_json_string_length(
-        doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-    char *out = xmalloc(len + 2);
-    memcpy(out, text, len);
-    out[len] = '\n';
-    out[len + 1] = '\0';
-    explicit_bzero((char *)text, len);
-    return out;
+    return cp_json_secret_line(doc);
 }
 
 /* One document, strictly; the tokener's buffer (which held each string) wiped. */
@@ -97,7 +69,7 @@ static json_object *parse_json(const char *data, size_t len)
         explicit_bzero(tok->pb->buf, (size_t)tok->pb->size);
     json_tokener_free(tok);
     if (!whole)
-        json_wipe_putp(&o);
+        cp_cleanup_json_wipep(&o);
     return whole ? o : NULL;
 }
 
@@ -159,7 +131,7 @@ int cp_egress_keys_parse(const char *line, size_t len, struct cp_egress_keys *ou
     /* A sign-ins message is parsed once, by sign-ins.c: only a line naming "keys" is read. */
     if (memmem(line, len, "\"keys\"", 6) == NULL)
         return 0;
-    __attribute__((cleanup(json_wipe_putp))) json_object *doc = parse_json(line, len);
+    cleanup_json_wipe json_object *doc = parse_json(line, len);
     if (doc == NULL || !json_object_is_type(doc, json_type_object))
         return cp_error_make(err, CP_ERR_FAILED, 0, "keys: not one JSON object");
     if (!json_object_object_get_ex(doc, "keys", NULL))

@@ -214,29 +214,6 @@ static int entries_take(json_object *list, struct cp_signins *t, cp_error_t *err
 }
 
 /* json-c's copies of the values are wiped before they are freed. */
-static void wipe_strings(json_object *o)
-{
-    if (json_object_is_type(o, json_type_string)) {
-        explicit_bzero((char *)json_object_get_string(o), (size_t)json_object_get_string_len(o));
-    } else if (json_object_is_type(o, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(o); i++)
-            wipe_strings(json_object_array_get_idx(o, i));
-    } else if (json_object_is_type(o, json_type_object)) {
-        json_object_object_foreach (o, key, v) {
-            (void)key;
-            wipe_strings(v);
-        }
-    }
-}
-
-static void json_wipe_putp(json_object **o)
-{
-    if (*o == NULL)
-        return;
-    wipe_strings(*o);
-    json_object_put(*o);
-}
-
 /* One document, strictly; the tokener's own buffer (which held each string as it was read) is
  * wiped before it is freed. The error says where, never what. */
 static int parse_json(const char *data, size_t len, json_object **out, cp_error_t *err)
@@ -254,7 +231,7 @@ static int parse_json(const char *data, size_t len, json_object **out, cp_error_
     while (used < len && strchr(" \t\r", data[used]) != NULL && data[used] != '\0')
         used++;
     if (o == NULL || e != json_tokener_success || used != len) {
-        json_wipe_putp(&o);
+        cp_cleanup_json_wipep(&o);
         return cp_error_make(err, CP_ERR_FAILED, 0, "not one JSON document (byte %zu)", used + 1);
     }
     *out = o;
@@ -267,7 +244,7 @@ int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_e
     if (len > CP_SIGNINS_MESSAGE_MAX)
         return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the message is past %d bytes",
                              CP_SIGNINS_MESSAGE_MAX);
-    __attribute__((cleanup(json_wipe_putp))) json_object *doc = NULL;
+    cleanup_json_wipe json_object *doc = NULL;
     if (parse_json(data, len, &doc, err) < 0)
         return cp_error_code(err);
     json_object *list = NULL;

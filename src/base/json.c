@@ -1,6 +1,8 @@
 /* json-c helpers: strict whole-document parsing with the tokener's error carried up. */
 #include "config.h"
 
+#include <string.h>
+
 #include "src/base/json.h"
 #include "src/base/util.h"
 
@@ -79,4 +81,41 @@ int64_t cp_json_int(json_object *o, const char *key, int64_t dflt)
         !json_object_is_type(v, json_type_int))
         return dflt;
     return json_object_get_int64(v);
+}
+
+void cp_json_wipe_strings(json_object *o)
+{
+    if (json_object_is_type(o, json_type_string)) {
+        explicit_bzero((char *)json_object_get_string(o), (size_t)json_object_get_string_len(o));
+    } else if (json_object_is_type(o, json_type_object)) {
+        json_object_object_foreach (o, key, v) {
+            (void)key;
+            cp_json_wipe_strings(v);
+        }
+    } else if (json_object_is_type(o, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            cp_json_wipe_strings(json_object_array_get_idx(o, i));
+    }
+}
+
+void cp_cleanup_json_wipep(json_object **o)
+{
+    if (*o == NULL)
+        return;
+    cp_json_wipe_strings(*o);
+    json_object_put(*o);
+}
+
+char *cp_json_secret_line(json_object *doc)
+{
+    size_t len = 0;
+    /* PLAIN: no line breaks inside (a PEM's are escaped), so the message is one line. */
+    const char *text = json_object_to_json_string_length(
+        doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+    char *out = xmalloc(len + 2);
+    memcpy(out, text, len);
+    out[len] = '\n';
+    out[len + 1] = '\0';
+    explicit_bzero((char *)text, len);
+    return out;
 }
