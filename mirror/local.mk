@@ -40,12 +40,12 @@ MIRROR_TEST_HELPERS = tests/mirror/tarbuild.c tests/mirror/tarbuild.h \
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_mirror_layer
-tests_unit_test_mirror_layer_SOURCES = tests/unit/test_mirror_layer.c
+tests_unit_test_mirror_layer_SOURCES = tests/unit/test_mirror_layer.c tests/unit/put-file.h
 tests_unit_test_mirror_layer_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_mirror_layer_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_mirror_layer
 check_PROGRAMS += tests/unit/test_host_run
-tests_unit_test_host_run_SOURCES = tests/unit/test_host_run.c
+tests_unit_test_host_run_SOURCES = tests/unit/test_host_run.c tests/unit/put-file.h
 tests_unit_test_host_run_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_host_run_CPPFLAGS = $(AM_CPPFLAGS) -DHOST_RUN_FILES=\"$(srcdir)/tests/integration/host-run-files\"
 tests_unit_test_host_run_LDADD = $(TEST_LIBS)

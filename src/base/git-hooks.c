@@ -428,16 +428,25 @@ static void read_person(struct found *global)
     read_config(person, global, 0);
 }
 
+/* The person's settings into global, and the repository workdir lies in (its top, the
+ * caller's, or NULL) with its own into f; *gitdir its git folder and *common a linked
+ * worktree's common one, the caller's. */
+static char *read_all(const char *workdir, struct found *global, struct found *f, char **gitdir,
+                      char **common)
+{
+    read_person(global);
+    char *top = find_repo(workdir, gitdir);
+    if (top != NULL)
+        read_gitdir(*gitdir, f, common);
+    return top;
+}
+
 static void add_git(struct cp_strvec *out, const char *workdir)
 {
     struct found global __attribute__((cleanup(found_dispose))) = {0};
     struct found f __attribute__((cleanup(found_dispose))) = {0};
-    read_person(&global);
-    cleanup_free char *gitdir = NULL;
-    cleanup_free char *top = find_repo(workdir, &gitdir);
-    cleanup_free char *common = NULL;
-    if (top != NULL)
-        read_gitdir(gitdir, &f, &common);
+    cleanup_free char *gitdir = NULL, *common = NULL;
+    cleanup_free char *top = read_all(workdir, &global, &f, &gitdir, &common);
     add_repo(out, &global, &f, top ? top : workdir, workdir);
     if (common == NULL)
         return;
@@ -536,12 +545,8 @@ char *cp_git_hooks_path(const char *workdir)
 {
     struct found global __attribute__((cleanup(found_dispose))) = {0};
     struct found f __attribute__((cleanup(found_dispose))) = {0};
-    read_person(&global);
-    cleanup_free char *gitdir = NULL;
-    cleanup_free char *top = find_repo(workdir, &gitdir);
-    cleanup_free char *common = NULL;
-    if (top != NULL)
-        read_gitdir(gitdir, &f, &common);
+    cleanup_free char *gitdir = NULL, *common = NULL;
+    cleanup_free char *top = read_all(workdir, &global, &f, &gitdir, &common);
     const struct found *last = f.hooks.n > 0 ? &f : &global;
     const char *v = last->hooks.n > 0 ? last->hooks.v[last->hooks.n - 1] : NULL;
     if (v == NULL || v[0] == '\0')

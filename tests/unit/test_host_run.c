@@ -21,23 +21,9 @@
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
 #include "src/run/protected.h"
+#include "tests/unit/put-file.h"
 
 static char top[64], work[96];
-
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    for (char *s = strchr(path + strlen(root) + 1, '/'); s != NULL; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        mkdir(path, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 static int setup(void **state)
 {

@@ -24,24 +24,10 @@
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
 #include "tests/unit/wait.h"
+#include "tests/unit/put-file.h"
 
 static char top[64], work[96], up[96];
 static char said[8192];
-
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    for (char *s = strchr(path + strlen(root) + 1, '/'); s != NULL; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        mkdir(path, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 static char *get(const char *root, const char *rel)
 {
