@@ -23,4 +23,14 @@ static void put(const char *root, const char *rel, const char *text)
     fclose(f);
 }
 
+/* Removes the tree at path, whatever a test left in it. */
+static void remove_tree(const char *path)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+    FILE *p = popen(cmd, "r");
+    if (p != NULL)
+        pclose(p);
+}
+
 #endif

@@ -99,11 +99,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-    FILE *p = popen(cmd, "r");
-    if (p != NULL)
-        pclose(p);
+    remove_tree(top);
     return 0;
 }
 
