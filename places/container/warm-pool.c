@@ -246,14 +246,13 @@ static char *pace_path(const char *pool)
     return xasprintf("%s/%s.pace", dir, pool);
 }
 
-static int pace(const char *pool, bool note)
+static int pace(const char *pool, bool note, long long now)
 {
     cleanup_free char *path = pace_path(pool);
     if (path == NULL)
         return 1;
     long long times[PACE_KEPT];
     size_t n = read_times(path, times);
-    long long now = (long long)cp_wall_ms();
     if (note)
         times[n++] = now;
     int want = 1;
@@ -270,14 +269,19 @@ static int pace(const char *pool, bool note)
     return want > most ? most : want;
 }
 
+int cp_warm_pool_pace_at(const char *pool, long long now_ms)
+{
+    return pace(pool, true, now_ms);
+}
+
 int cp_warm_pool_pace(const char *pool)
 {
-    return pace(pool, true);
+    return cp_warm_pool_pace_at(pool, (long long)cp_wall_ms());
 }
 
 int cp_warm_pool_want(const char *pool)
 {
-    return pace(pool, false);
+    return pace(pool, false, (long long)cp_wall_ms());
 }
 
 /* Whether the claimed box is the run's: made for the key, a warm box, young, running. */

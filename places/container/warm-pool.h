@@ -43,6 +43,8 @@ int cp_warm_pool_claim(struct cp_engine *e, const char *pool, const char *key, c
 
 /* Notes a run of the pool in its pace and says how many boxes it keeps ready (the claim does). */
 int cp_warm_pool_pace(const char *pool);
+/* The same at a given wall-clock time in ms, so a test says when each run came, not the clock. */
+int cp_warm_pool_pace_at(const char *pool, long long now_ms);
 /* The same, without a run noted: the maker's reading while later runs come. */
 int cp_warm_pool_want(const char *pool);
 

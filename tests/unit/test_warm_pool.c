@@ -71,23 +71,22 @@ static void pace_sizes_the_pool(void **state)
 {
     (void)state;
     const char *pool = "aaaaaaaaaaaaaaaa";
-    /* Runs far apart keep one box; runs on each other's heels one more each, up to the most. */
+    /* Runs far apart keep one box; runs on each other's heels one more each, up to the most. Each
+     * run's time is given, never read from the clock, so a stalled test cannot widen the gaps. */
     cleanup_free char *path = xasprintf("%s/workplaces/warm/%s.pace", home, pool);
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    long long now = (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    long long now = 1800000000000LL;
     cleanup_free char *apart = xasprintf("%lld\n%lld\n", now - 30000, now - 15000);
     write_file(path, apart);
-    assert_int_equal(cp_warm_pool_pace(pool), 1);
-    assert_int_equal(cp_warm_pool_pace(pool), 2); /* this one came at once after the last */
-    assert_int_equal(cp_warm_pool_pace(pool), 3);
+    assert_int_equal(cp_warm_pool_pace_at(pool, now), 1);
+    assert_int_equal(cp_warm_pool_pace_at(pool, now + 100), 2); /* at once after the last */
+    assert_int_equal(cp_warm_pool_pace_at(pool, now + 200), 3);
     for (int i = 0; i < 20; i++)
-        cp_warm_pool_pace(pool);
-    assert_int_equal(cp_warm_pool_pace(pool), CP_WARM_POOL_MAX);
+        cp_warm_pool_pace_at(pool, now + 300 + i * 100);
+    assert_int_equal(cp_warm_pool_pace_at(pool, now + 2400), CP_WARM_POOL_MAX);
     /* A minute later the close runs have left the window. */
-    cleanup_free char *later = xasprintf("%lld\n%lld\n", now - 61000, now - 60500);
-    write_file(path, later);
-    assert_int_equal(cp_warm_pool_pace(pool), 1);
+    assert_int_equal(cp_warm_pool_pace_at(pool, now + 2400 + 61000), 1);
+    /* A run a moment after that one is close again. */
+    assert_int_equal(cp_warm_pool_pace_at(pool, now + 2400 + 61100), 2);
 }
 
 static void hand_over_only_to_a_maker_at_work(void **state)
