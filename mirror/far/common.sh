@@ -7,8 +7,18 @@ umask 022
 for cp_t in tar find xargs stat mktemp; do
     command -v "$cp_t" >/dev/null 2>&1 || { echo "missing $cp_t"; exit 124; }
 done
+# A script killed by SIGKILL (or a host that went down) cannot clean up: the next one removes
+# our scratch folders older than a day, which no live script keeps (each lasts one transfer).
+find "${TMPDIR:-/tmp}" -maxdepth 1 -type d -name 'conch-mirror.*' -user "$(id -u)" -mmin +1440 \
+    -exec rm -rf {} + >/dev/null 2>&1
 cp_tmp=$(mktemp -d "${TMPDIR:-/tmp}/conch-mirror.XXXXXX") || exit 120
-trap 'rm -rf "$cp_tmp"' EXIT HUP INT TERM
+# A signal ends the script (a trapped signal would otherwise let it go on without its scratch
+# folder), and every ending removes the scratch folder: SIGPIPE too, when the near side hangs up.
+trap 'rm -rf "$cp_tmp"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
 
 # Error output is held back and sent at the end, bounded, so that the near side can read
 # standard output to its end without standard error filling up and blocking us.

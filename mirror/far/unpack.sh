@@ -8,9 +8,6 @@ cp_pushed=
 case ${3:-} in '') ;; /*) cp_pushed=$3 ;; *) cp_pushed=$PWD/$3 ;; esac
 if [ -n "$cp_pushed" ]; then
     trap 'cp_s=$?; [ -p "$cp_pushed" ] && echo "$cp_s" >"$cp_pushed"; rm -rf "$cp_tmp"' EXIT
-    trap 'exit 129' HUP
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
 fi
 cp_enter "$1"
 tar -xf - 2>>"$cp_tmp/err"

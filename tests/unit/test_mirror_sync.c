@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -274,6 +275,47 @@ static void test_sync__posix_far_tools__awkward_names_round_trip(void **state)
     assert_int_equal(rep.landed, 1);
     assert_said("not brought back: new\\x0aline there (control character in name)");
     assert_false(exists_nofollow(S.work, "new\nline there"));
+}
+
+/* A far script killed by SIGKILL leaves its scratch folder: the next script removes ours older
+ * than a day, and keeps a young one (a transfer under way), another name and its own clean. */
+static void test_scratch__killed_scripts_leftovers__swept_after_a_day(void **state)
+{
+    cleanup_free char *tmp = xasprintf("%s/tmp", S.top);
+    mkdir(tmp, 0700);
+    static const char *const names[] = {"conch-mirror.old", "conch-mirror.young", "other.old"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        cleanup_free char *dir = xasprintf("%s/%s", tmp, names[i]);
+        mkdir(dir, 0700);
+        put_file(dir, "left", "by a killed script");
+        if (strstr(names[i], "old") != NULL) {
+            struct timespec two_days[2] = {{.tv_sec = time(NULL) - 2 * 86400},
+                                           {.tv_sec = time(NULL) - 2 * 86400}};
+            assert_int_equal(utimensat(AT_FDCWD, dir, two_days, 0), 0);
+        }
+    }
+    cleanup_free char *old_tmpdir = getenv("TMPDIR") ? xstrdup(getenv("TMPDIR")) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    put_file(S.work, "a", "one file");
+    struct cp_mirror_report rep;
+    int rc = push(&rep);
+    if (old_tmpdir != NULL)
+        setenv("TMPDIR", old_tmpdir, 1);
+    else
+        unsetenv("TMPDIR");
+    assert_int_equal(rc, 0);
+    assert_int_equal(rep.sent, 1); /* the scripts ran */
+    assert_false(exists_nofollow(tmp, "conch-mirror.old"));
+    assert_true(exists_nofollow(tmp, "conch-mirror.young"));
+    assert_true(exists_nofollow(tmp, "other.old"));
+    /* Each script removed its own: only the young one is left of ours. */
+    cleanup_free char *count = xasprintf("ls -d '%s'/conch-mirror.* | wc -l", tmp);
+    FILE *p = popen(count, "r");
+    assert_non_null(p);
+    int n = -1;
+    assert_int_equal(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    assert_int_equal(n, 1);
 }
 
 static void test_sync__changes_there__come_back_with_deletions(void **state)
@@ -942,6 +984,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync__posix_far_tools__awkward_names_round_trip, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_scratch__killed_scripts_leftovers__swept_after_a_day,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync__changes_there__come_back_with_deletions, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_sync__changed_both_sides__local_kept_far_beside, setup,
