@@ -36,8 +36,10 @@ static void test_spawn__pipes__in_out_err_apart(void **state)
 {
     (void)state;
     char *const argv[] = {"sh", "-c", "tr a-z A-Z; echo oops >&2; exit 3", NULL};
-    struct cp_spawn_opts o = {
-        .in = {CP_STDIO_PIPE}, .out = {CP_STDIO_PIPE}, .err = {CP_STDIO_PIPE}, .file = "/bin/sh"};
+    struct cp_spawn_opts o = {.in = {.how = CP_STDIO_PIPE},
+                              .out = {.how = CP_STDIO_PIPE},
+                              .err = {.how = CP_STDIO_PIPE},
+                              .file = "/bin/sh"};
     cleanup_child struct cp_child c = CP_CHILD_INIT;
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(cp_spawn(argv, &o, &c, &err), 0);
@@ -61,7 +63,7 @@ static void test_spawn__not_found__exits_127(void **state)
 {
     (void)state;
     char *const argv[] = {"conch-no-such-program", NULL};
-    struct cp_spawn_opts o = {.path_search = true, .err = {CP_STDIO_NULL}};
+    struct cp_spawn_opts o = {.path_search = true, .err = {.how = CP_STDIO_NULL}};
     cleanup_child struct cp_child c = CP_CHILD_INIT;
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(cp_spawn(argv, &o, &c, &err), 0);
@@ -129,7 +131,8 @@ static void test_spawn__dispose__stops_and_reaps(void **state)
     /* The sleep is started before the stop (its number on the shell's output), and orphaned
      * to this process, which reaps it below: no guess at when it is gone. */
     char *const argv[] = {"/bin/sh", "-c", "sleep 30 >/dev/null & echo $!; wait", NULL};
-    struct cp_spawn_opts o = {.new_session = true, .stop_signal = SIGKILL, .out = {CP_STDIO_PIPE}};
+    struct cp_spawn_opts o = {
+        .new_session = true, .stop_signal = SIGKILL, .out = {.how = CP_STDIO_PIPE}};
     struct cp_child c = CP_CHILD_INIT;
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
