@@ -10,6 +10,7 @@ libconch_la_SOURCES += \
 	relay/door.c relay/door.h relay/door-int.h relay/conn.c \
 	relay/peer.c relay/peer.h relay/turnaway.c relay/turnaway.h \
 	relay/urlfile.c relay/urlfile.h \
+	relay/hook.c relay/hook-judge.c relay/hook.h \
 	relay/runner.c relay/runner.h \
 	src/cmd-relay.c
 
@@ -57,5 +58,5 @@ TESTS += tests/fuzz/replay_relay_request tests/fuzz/replay_relay_frames
 
 # The door end to end: the real binary, the container place on Docker, and ssh: against a
 # test sshd (root). It waits for the other tests that count boxes on the shared engines.
-TESTS += tests/relay/relay.test
-EXTRA_DIST += tests/relay/relay.test tests/ssh/sshd-lib.sh bench/relay
+TESTS += tests/relay/relay.test tests/relay/hook.test
+EXTRA_DIST += tests/relay/relay.test tests/relay/hook.test relay/examples/pretooluse-hook.sh tests/ssh/sshd-lib.sh bench/relay
