@@ -151,7 +151,10 @@ static bool any_matches(const struct cp_strvec *v, const char *part, const char 
     return false;
 }
 
-static bool blank(char c) { return c == ' ' || c == '\t'; }
+static bool blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
 
 /* Past leading blanks and NAME=value words. */
 static const char *past_assignments(const char *s)
@@ -176,8 +179,8 @@ static const char *past_assignments(const char *s)
  * what a deny or ask rule is also tried against. */
 static const char *bare(const char *s)
 {
-    static const char *const wrappers[] = {"exec", "command", "env", "nice", "nohup",
-                                           "time", "builtin", "sudo"};
+    static const char *const wrappers[] = {"exec",  "command", "env",     "nice",
+                                           "nohup", "time",    "builtin", "sudo"};
     for (int again = 1; again;) {
         again = 0;
         s = past_assignments(s);

@@ -61,8 +61,8 @@ static int load_rules(const char *cwd, struct cp_hook_rules *r, cp_error_t *err)
 
 static bool is_shell(const char *comm)
 {
-    static const char *const shells[] = {"sh", "dash", "bash", "ash", "zsh", "ksh", "mksh",
-                                         "busybox"};
+    static const char *const shells[] = {"sh",  "dash", "bash", "ash",
+                                         "zsh", "ksh",  "mksh", "busybox"};
     for (size_t i = 0; i < ARRAY_SIZE(shells); i++)
         if (strcmp(comm, shells[i]) == 0)
             return true;
@@ -127,8 +127,8 @@ static int open_door(const char *folder, pid_t turn, cp_error_t *err)
 {
     char pid[24];
     snprintf(pid, sizeof(pid), "%ld", (long)turn);
-    char *const argv[] = {"conch-place", "relay", "serve", "--detach", "--workdir",
-                          (char *)folder, "--exit-with", pid, NULL};
+    char *const argv[] = {"conch-place",  "relay",       "serve", "--detach", "--workdir",
+                          (char *)folder, "--exit-with", pid,     NULL};
     struct cp_spawn_opts o = {.in = {CP_STDIO_NULL},
                               .out = {CP_STDIO_NULL},
                               .err = {CP_STDIO_PIPE},
@@ -194,8 +194,7 @@ static int swapped_command(const char *url, char **out, cp_error_t *err)
     return 0;
 }
 
-static int answer(struct cp_hook_call *c, enum cp_hook_verdict v, const char *rule,
-                  cp_error_t *err)
+static int answer(struct cp_hook_call *c, enum cp_hook_verdict v, const char *rule, cp_error_t *err)
 {
     cleanup_free char *reason = NULL;
     cleanup_free char *swapped = NULL;
@@ -245,9 +244,9 @@ int cp_relay_hook(void)
     cleanup_error cp_error_t err = NULL;
     if (hook(&err) == 0)
         return 0;
-    cleanup_free char *line = xasprintf("conch-place relay hook: %s.%s%s Nothing was run.",
-                                        err->msg, err->hint != NULL ? " " : "",
-                                        err->hint != NULL ? err->hint : "");
+    cleanup_free char *line =
+        xasprintf("conch-place relay hook: %s.%s%s Nothing was run.", err->msg,
+                  err->hint != NULL ? " " : "", err->hint != NULL ? err->hint : "");
     for (char *p = line; *p != '\0'; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
