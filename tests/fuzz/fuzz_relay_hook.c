@@ -26,8 +26,8 @@ static void check_answer(struct cp_hook_call *c, enum cp_hook_verdict v)
     bool has_input = json_object_object_get_ex(h, "updatedInput", &in);
     if (has_input != (v != CP_HOOK_DENY))
         abort();
-    if (has_input && strcmp(cp_json_str(in, "command") ? cp_json_str(in, "command") : "",
-                            "SWAPPED") != 0)
+    if (has_input &&
+        strcmp(cp_json_str(in, "command") ? cp_json_str(in, "command") : "", "SWAPPED") != 0)
         abort();
     json_object_put(doc);
     free(line);
