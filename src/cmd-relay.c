@@ -12,6 +12,7 @@
 #include "places/place.h"
 #include "relay/control.h"
 #include "relay/door.h"
+#include "relay/hook.h"
 #include "relay/runner.h"
 #include "relay/urlfile.h"
 #include "src/base/buf.h"
@@ -46,12 +47,14 @@ static const struct cp_option run_options[] = {
     {0},
 };
 static const struct cp_option exec_options[] = {{0}};
+static const struct cp_option hook_options[] = {{0}};
 static const struct cp_option relay_options[] = {{0}};
 
 static int serve_handler(const struct cp_parsed *args, cp_error_t *err);
 static int ticket_handler(const struct cp_parsed *args, cp_error_t *err);
 static int run_handler(const struct cp_parsed *args, cp_error_t *err);
 static int exec_handler(const struct cp_parsed *args, cp_error_t *err);
+static int hook_handler(const struct cp_parsed *args, cp_error_t *err);
 
 static const struct cp_command serve_cmd = {
     .name = "relay serve",
@@ -71,6 +74,15 @@ static const struct cp_command run_cmd = {
     .options = run_options,
     .handler = run_handler,
     .failure_status = 125,
+};
+
+/* Claude Code's PreToolUse hook (relay/hook.h): its JSON call in, its answer out; on any
+ * failure one line and status 2, which blocks the call. */
+static const struct cp_command hook_cmd = {
+    .name = "relay hook",
+    .options = hook_options,
+    .handler = hook_handler,
+    .failure_status = 2,
 };
 
 /* Internal: the door's run process (relay/conn.c), started ahead of need. */
@@ -216,12 +228,23 @@ static int exec_handler(const struct cp_parsed *args, cp_error_t *err)
     return 125;
 }
 
-static const struct cp_command *const subs[] = {&serve_cmd, &ticket_cmd, &run_cmd, &exec_cmd};
+static int hook_handler(const struct cp_parsed *args, cp_error_t *err)
+{
+    (void)err;
+    if (args->nrest != 0) {
+        fprintf(stderr, "conch-place relay hook: takes no arguments. Nothing was run.\n");
+        return 2;
+    }
+    return cp_relay_hook();
+}
+
+static const struct cp_command *const subs[] = {&serve_cmd, &ticket_cmd, &run_cmd, &exec_cmd,
+                                                &hook_cmd};
 
 static int relay_handler(const struct cp_parsed *args, cp_error_t *err)
 {
     if (args->nrest == 0)
-        return cp_error_make(err, CP_ERR_USAGE, 0, "relay needs serve, ticket or run");
+        return cp_error_make(err, CP_ERR_USAGE, 0, "relay needs serve, ticket, run or hook");
     for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
         if (strcmp(subs[i]->name + strlen("relay "), args->rest[0]) != 0)
             continue;
@@ -237,7 +260,7 @@ static int relay_handler(const struct cp_parsed *args, cp_error_t *err)
         }
         return r;
     }
-    return cp_error_make(err, CP_ERR_USAGE, 0, "relay: '%s' is not serve, ticket or run",
+    return cp_error_make(err, CP_ERR_USAGE, 0, "relay: '%s' is not serve, ticket, run or hook",
                          args->rest[0]);
 }
 
@@ -245,7 +268,7 @@ const struct cp_command cp_cmd_relay = {
     .name = "relay",
     .synopsis = "serve [--place P] [--workdir DIR] [--exit-with PID] [--idle S] [--max-runs N] "
                 "[--detach] | ticket [--socket PATH] [--workdir DIR] [--timeout S] [--file] -- "
-                "COMMAND [ARG...] | run URL|-|--file PATH",
+                "COMMAND [ARG...] | run URL|-|--file PATH | hook",
     .summary = "the loopback door for assistants that run their own shell (single-use tickets)",
     .options = relay_options,
     .handler = relay_handler,

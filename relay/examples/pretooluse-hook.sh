@@ -1,23 +1,18 @@
 #!/bin/sh
-# A PreToolUse hook for an assistant's Bash tool (Claude Code's hook protocol): after your guard
-# has judged the command, this swaps it for the relay's runner, so the command runs in the work
-# place (the sealed container by default) and its output and exit status come back unchanged.
-# The door is opened once, in the background, and closes with the assistant's process.
-# The ticket never shows on a command line (argv is public in /proc): `relay ticket --file`
-# puts the URL in a file only you can read, and the swapped command names that file.
-# Needs jq. Tested by tests/relay/relay.test.
-set -eu
-input=$(cat)
-cmd=$(printf '%s' "$input" | jq -r '.tool_input.command')
-dir=$(printf '%s' "$input" | jq -r '.cwd // empty')
-dir=${dir:-$PWD}
-# The assistant's process (a hook started through a shell may need its parent's parent).
-turn=${CONCH_RELAY_EXIT_WITH:-$PPID}
-mint() { conch-place relay ticket --file --workdir "$dir" --timeout 120 -- sh -c "$cmd"; }
-file=$(mint 2>/dev/null) || {
-    conch-place relay serve --detach --workdir "$dir" --exit-with "$turn" >/dev/null
-    file=$(mint)
-}
-printf '%s' "$input" | jq --arg f "$file" '{hookSpecificOutput: {
-    hookEventName: "PreToolUse", permissionDecision: "allow",
-    updatedInput: (.tool_input + {command: ("conch-place relay run --file " + ($f | @sh))})}}'
+# A PreToolUse hook for Claude Code's Bash tool: it hands the call to `conch-place relay hook`,
+# which judges the command by your own permission rules (your settings files), then swaps it
+# for the relay's runner, so it runs in the work place (the sealed container by default) and
+# its output and exit status come back unchanged. No jq: conch-place reads the JSON itself.
+# It fails closed: Claude Code blocks a call only on status 2, so every failure here, and
+# conch-place's own, is status 2 with one line saying what happened; the command the model
+# wrote never runs on this computer. Register it as the README's relay section shows.
+# Tested by tests/relay/hook.test and tests/relay/claude-code.test.
+if ! command -v conch-place >/dev/null 2>&1; then
+    echo "conch-place relay hook: conch-place is not on PATH ($PATH); install it or put its folder on the PATH Claude Code starts with. Nothing was run." >&2
+    exit 2
+fi
+conch-place relay hook
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 2 ] ||
+    echo "conch-place relay hook: conch-place ended with status $rc; see its words above. Nothing was run." >&2
+[ "$rc" = 0 ] || exit 2
