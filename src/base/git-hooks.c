@@ -602,20 +602,46 @@ static char *yarnrc_yarn_path(const char *text)
     return found;
 }
 
-/* Yarn reads the rc files of the folder it runs in and of every folder above it; the path
- * each names runs at the next yarn command, relative to that file's folder. */
+/* An .npmrc's (ini) last `pnpmfile=` or `global-pnpmfile=` value, quotes taken off. */
+static char *npmrc_pnpmfile(const char *text)
+{
+    char *found = NULL;
+    for (const char *p = text; *p != '\0';) {
+        size_t n = strcspn(p, "\n");
+        const char *q = p + strspn(p, " \t");
+        size_t k = strncmp(q, "pnpmfile", 8) == 0           ? 8
+                   : strncmp(q, "global-pnpmfile", 15) == 0 ? 15
+                                                            : 0;
+        const char *eq = k > 0 ? q + k + strspn(q + k, " \t") : NULL;
+        if (eq != NULL && *eq == '=') {
+            eq += 1 + strspn(eq + 1, " \t\"'");
+            size_t vn = strcspn(eq, "\"'\r\n");
+            while (vn > 0 && (eq[vn - 1] == ' ' || eq[vn - 1] == '\t'))
+                vn--;
+            free(found);
+            found = vn > 0 ? xasprintf("%.*s", (int)vn, eq) : NULL;
+        }
+        p += n + (p[n] == '\n');
+    }
+    return found;
+}
+
+/* Yarn reads the rc files of the folder it runs in and of every folder above it, and pnpm the
+ * .npmrc files; the path each names (yarnPath, yarn-path, pnpmfile) runs at the next yarn
+ * command or pnpm install (--ignore-scripts too), relative to that file's folder. */
 static void add_yarn(struct cp_strvec *out, const char *workdir)
 {
     cleanup_free char *dir = xstrdup(workdir);
     for (;;) {
-        static const char *const rcs[] = {".yarnrc.yml", ".yarnrc", NULL};
+        static const char *const rcs[] = {".yarnrc.yml", ".yarnrc", ".npmrc", NULL};
         for (size_t i = 0; rcs[i] != NULL; i++) {
             size_t len = 0;
             cleanup_free char *rc = xasprintf("%s/%s", dir, rcs[i]);
             cleanup_free char *text = read_text(rc, &len);
             cleanup_free char *v = text == NULL ? NULL
                                    : i == 0     ? cp_yarnrc_yarn_path(text, len)
-                                                : yarnrc_yarn_path(text);
+                                   : i == 1     ? yarnrc_yarn_path(text)
+                                                : npmrc_pnpmfile(text);
             cleanup_free char *abs = v == NULL || v[0] == '\0' ? NULL
                                      : v[0] == '/'             ? xstrdup(v)
                                                                : xasprintf("%s/%s", dir, v);

@@ -33,8 +33,10 @@ char *cp_yarnrc_yarn_path(const char *text, size_t len);
  * the repository at or above workdir (its .git a folder, a linked worktree's or submodule's
  * file naming its git folder) and for every submodule under its git folder's modules/, after
  * the system and person's files. And the yarnPath (.yarnrc.yml) or yarn-path (.yarnrc) of the
- * rc files in workdir and every folder above it. A link is followed where it exists (the tool
- * will), and the text is taken too. Never NULL; free it with cp_strv_free. */
+ * rc files in workdir and every folder above it, and the pnpmfile an .npmrc there names
+ * (pnpmfile, global-pnpmfile; pnpm runs it at the next install, --ignore-scripts too). A link is
+ * followed where it exists (the tool will), and the text is taken too. Never NULL; free it with
+ * cp_strv_free. */
 char **cp_host_run_named(const char *workdir);
 
 #endif

@@ -400,13 +400,16 @@ static void test_host_run__hooks_path_at_the_top__only_hook_names(void **state)
     assert_null(cp_rules_check_back(&r, "README"));
 }
 
-/* Attack: yarnPath names .yarn/releases/yarn-*.cjs, which the next `yarn` here runs. */
+/* Attack: yarnPath names .yarn/releases/yarn-*.cjs, which the next `yarn` here runs; an
+ * .npmrc's pnpmfile, which the next pnpm install runs (--ignore-scripts too). */
 static void test_host_run__yarn_path__names_the_release(void **state)
 {
     (void)state;
     put(work, ".yarnrc.yml",
         "nodeLinker: node-modules\nyarnPath: \".yarn/releases/yarn-4.1.0.cjs\"\n");
     put(work, "old/.yarnrc", "yarn-path \"./bin/yarn.js\"\n");
+    put(work, ".npmrc", "registry=https://r.example/\npnpmfile = \"tools/hooks.cjs\"\n");
+    put(work, "old/.npmrc", "global-pnpmfile=local.cjs\n");
     char *v = cp_yarnrc_yarn_path("a: 1\nyarnPath: x.cjs\n", 20);
     assert_string_equal(v, "x.cjs");
     free(v);
@@ -420,6 +423,9 @@ static void test_host_run__yarn_path__names_the_release(void **state)
     snprintf(old, sizeof(old), "%s/old", work);
     cleanup_strv char **from_old = cp_host_run_named(old);
     assert_true(has(from_old, "bin/yarn.js"));
+    assert_true(has(from_old, "local.cjs"));
+    assert_true(has(named, "tools/hooks.cjs"));
+    assert_false(has(named, "https://r.example/"));
 }
 
 /* A file that includes itself many times is read a bounded number of times (git stops at depth
