@@ -1,5 +1,6 @@
 /* What the folder's host-run settings name, read as their tools read them, from the files as
- * text: git's config (its includes, core.hooksPath, core.fsmonitor) and yarnPath. */
+ * text: git's config (its includes, core.hooksPath, the commands it runs: core.fsmonitor,
+ * core.pager, diff drivers, filters, aliases, ...) and yarnPath. */
 #include "config.h"
 
 #include <ctype.h>
@@ -27,6 +28,8 @@
 /* Submodules looked at, and how deep their names' folders nest under .git/modules. */
 #define MODULES_MAX   256
 #define MODULES_DEPTH 8
+/* The longest section name looked at ("includeif", "sendemail", "mergetool"). */
+#define SECTION_MAX 16
 
 static const char *skip_space(const char *p, const char *end)
 {
@@ -35,12 +38,14 @@ static const char *skip_space(const char *p, const char *end)
     return p;
 }
 
-/* The section of a "[name]", "[name \"sub\"]" or "[name.sub]" header, lower-cased: "core",
- * "include", "includeif" (whatever its condition), or "" for any other (a subsection of core
- * is another section). *after_out: where the line goes on past the ']' (a key may follow). */
-static void section_of(const char *p, const char *end, char out[16], const char **after_out)
+/* The section of a "[name]", "[name \"sub\"]" or "[name.sub]" header, lower-cased, or "" for
+ * one too long to be any git reads here; *sub_out: whether it has a subsection (a subsection of
+ * core is another section). *after_out: where the line goes on past the ']' (a key may follow). */
+static void section_of(const char *p, const char *end, char out[SECTION_MAX], bool *sub_out,
+                       const char **after_out)
 {
     out[0] = '\0';
+    *sub_out = false;
     const char *close = memchr(p, ']', (size_t)(end - p));
     *after_out = close ? close + 1 : end;
     p = skip_space(p + 1, end);
@@ -48,17 +53,12 @@ static void section_of(const char *p, const char *end, char out[16], const char 
     while (p < end && (isalnum((unsigned char)*p) || *p == '-'))
         p++;
     size_t n = (size_t)(p - name);
-    bool sub = p < end && (*p == '.' || *p == ' ' || *p == '\t' || *p == '"');
-    if (n >= 16 || close == NULL)
+    if (n >= SECTION_MAX || close == NULL)
         return;
-    char low[16];
+    *sub_out = p < end && (*p == '.' || *p == ' ' || *p == '\t' || *p == '"');
     for (size_t i = 0; i < n; i++)
-        low[i] = (char)tolower((unsigned char)name[i]);
-    low[n] = '\0';
-    if ((strcmp(low, "core") == 0 || strcmp(low, "include") == 0) && !sub)
-        memcpy(out, low, n + 1);
-    else if (strcmp(low, "includeif") == 0 && sub)
-        memcpy(out, low, n + 1);
+        out[i] = (char)tolower((unsigned char)name[i]);
+    out[n] = '\0';
 }
 
 /* The value after '=' to a comment or the line's end, quotes removed, \" \\ \t \n read as git
@@ -98,18 +98,20 @@ static char *value_at(const char *p, const char *end, const char **next_out)
 
 /* What one config file (and what it includes) says that runs code here. */
 struct found {
-    struct cp_strvec includes; /* absolute paths of the files included */
+    struct cp_strvec includes; /* absolute paths of the config files read or included */
     struct cp_strvec hooks;    /* core.hooksPath values, as written */
-    struct cp_strvec fsmonitor;
-    char *worktree; /* the last core.worktree */
-    size_t files;   /* read so far */
+    struct cp_strvec commands; /* command lines git runs (core.fsmonitor, core.pager, ...) */
+    struct cp_strvec paths;    /* programs or folders named as a path (mergetool.*.path, ...) */
+    char *worktree;            /* the last core.worktree */
+    size_t files;              /* read so far */
 };
 
 static void found_dispose(struct found *f)
 {
     cp_strvec_dispose(&f->includes);
     cp_strvec_dispose(&f->hooks);
-    cp_strvec_dispose(&f->fsmonitor);
+    cp_strvec_dispose(&f->commands);
+    cp_strvec_dispose(&f->paths);
     free(f->worktree);
 }
 
@@ -127,42 +129,119 @@ static char *include_target(const char *from, const char *v)
     return slash ? xasprintf("%.*s/%s", (int)(slash - from), from, v) : xstrdup(v);
 }
 
-static void take_key(const char *from, const char *section, const char *key, size_t klen, char *v,
-                     struct found *f, int depth)
+/* The keys whose value git runs as a command here, or reads as a program's or a folder's path
+ * (git-config(1)); sub: whether the section has a subsection (0 none, 1 one, 2 either); key NULL:
+ * any key of the section. */
+enum key_kind {
+    KEY_HOOKS,    /* core.hooksPath */
+    KEY_WORKTREE, /* core.worktree (a submodule's top) */
+    KEY_INCLUDE,  /* include.path, includeIf.*.path */
+    KEY_COMMAND,  /* a shell command line (a boolean: none) */
+    KEY_BANG,     /* a command only after a '!' (alias.*, submodule.*.update) */
+    KEY_PATH,     /* a program or folder named by its path */
+};
+
+static const struct git_key {
+    const char *section;
+    int sub;
+    const char *key;
+    enum key_kind kind;
+} git_keys[] = {
+    {"core", 0, "hookspath", KEY_HOOKS},
+    {"core", 0, "worktree", KEY_WORKTREE},
+    {"include", 0, "path", KEY_INCLUDE},
+    {"includeif", 1, "path", KEY_INCLUDE},
+    {"core", 0, "fsmonitor", KEY_COMMAND}, /* every git status, a prompt's too */
+    {"core", 0, "sshcommand", KEY_COMMAND},
+    {"core", 0, "pager", KEY_COMMAND},
+    {"core", 0, "editor", KEY_COMMAND},
+    {"core", 0, "askpass", KEY_COMMAND},
+    {"core", 0, "gitproxy", KEY_COMMAND},
+    {"core", 0, "alternaterefscommand", KEY_COMMAND},
+    {"pager", 0, NULL, KEY_COMMAND}, /* pager.<command> */
+    {"sequence", 0, "editor", KEY_COMMAND},
+    {"diff", 0, "external", KEY_COMMAND},
+    {"diff", 1, "textconv", KEY_COMMAND},
+    {"diff", 1, "command", KEY_COMMAND},
+    {"merge", 1, "driver", KEY_COMMAND},
+    {"filter", 1, "clean", KEY_COMMAND},
+    {"filter", 1, "smudge", KEY_COMMAND},
+    {"filter", 1, "process", KEY_COMMAND},
+    {"credential", 2, "helper", KEY_COMMAND},
+    {"gpg", 2, "program", KEY_COMMAND}, /* gpg.program, gpg.<format>.program */
+    {"gpg", 1, "defaultkeycommand", KEY_COMMAND},
+    {"interactive", 0, "difffilter", KEY_COMMAND},
+    {"difftool", 1, "cmd", KEY_COMMAND},
+    {"mergetool", 1, "cmd", KEY_COMMAND},
+    {"difftool", 1, "path", KEY_PATH},
+    {"mergetool", 1, "path", KEY_PATH},
+    {"remote", 1, "uploadpack", KEY_COMMAND}, /* run here for a remote that is a path */
+    {"remote", 1, "receivepack", KEY_COMMAND},
+    {"tar", 1, "command", KEY_COMMAND},
+    {"trailer", 1, "command", KEY_COMMAND},
+    {"trailer", 1, "cmd", KEY_COMMAND},
+    {"sendemail", 2, "smtpserver", KEY_COMMAND}, /* a path is a sendmail program */
+    {"sendemail", 2, "tocmd", KEY_COMMAND},
+    {"sendemail", 2, "cccmd", KEY_COMMAND},
+    {"sendemail", 2, "headercmd", KEY_COMMAND},
+    {"imap", 0, "tunnel", KEY_COMMAND},
+    {"uploadpack", 0, "packobjectshook", KEY_COMMAND},
+    {"guitool", 1, "cmd", KEY_COMMAND},
+    {"browser", 1, "cmd", KEY_COMMAND},
+    {"browser", 1, "path", KEY_PATH},
+    {"man", 1, "cmd", KEY_COMMAND},
+    {"man", 1, "path", KEY_PATH},
+    {"init", 0, "templatedir", KEY_PATH}, /* its hooks/ are copied into each new repository */
+    {"alias", 0, NULL, KEY_BANG},
+    {"submodule", 1, "update", KEY_BANG},
+};
+
+static void take_key(const char *from, const char *section, bool sub, const char *key, size_t klen,
+                     char *v, struct found *f, int depth)
 {
-#define KEY_IS(k) (klen == strlen(k) && strncasecmp(key, k, klen) == 0)
-    if (strcmp(section, "core") == 0 && KEY_IS("hookspath")) {
+    const struct git_key *k = NULL;
+    for (size_t i = 0; k == NULL && i < sizeof(git_keys) / sizeof(git_keys[0]); i++)
+        if (strcmp(section, git_keys[i].section) == 0 &&
+            (git_keys[i].sub == 2 || git_keys[i].sub == (int)sub) &&
+            (git_keys[i].key == NULL ||
+             (klen == strlen(git_keys[i].key) && strncasecmp(key, git_keys[i].key, klen) == 0)))
+            k = &git_keys[i];
+    if (k == NULL || (k->kind == KEY_BANG && v[0] != '!')) {
+        free(v);
+    } else if (k->kind == KEY_HOOKS) {
         cp_strvec_push_owned(&f->hooks, v);
-    } else if (strcmp(section, "core") == 0 && KEY_IS("fsmonitor")) {
-        cp_strvec_push_owned(&f->fsmonitor, v);
-    } else if (strcmp(section, "core") == 0 && KEY_IS("worktree")) {
+    } else if (k->kind == KEY_COMMAND) {
+        cp_strvec_push_owned(&f->commands, v);
+    } else if (k->kind == KEY_BANG) {
+        cp_strvec_push(&f->commands, v + 1);
+        free(v);
+    } else if (k->kind == KEY_PATH) {
+        cp_strvec_push_owned(&f->paths, v);
+    } else if (k->kind == KEY_WORKTREE) {
         free(f->worktree);
         f->worktree = v;
-    } else if (section[0] == 'i' && KEY_IS("path") && v[0] != '\0') {
+    } else if (v[0] != '\0') {
         /* An includeIf's condition is not weighed: whatever it may include counts. */
         char *target = include_target(from, v);
         free(v);
-        if (target != NULL) {
-            cp_strvec_push(&f->includes, target);
-            read_config(target, f, depth + 1);
-            free(target);
-        }
+        read_config(target, f, depth + 1);
+        free(target);
     } else {
         free(v);
     }
-#undef KEY_IS
 }
 
 /* git's config syntax: sections, keys case-insensitive, '=' and a value or a bare key. */
 static void scan_config(const char *from, const char *text, size_t len, struct found *f, int depth)
 {
     const char *p = text, *end = text + len;
-    char section[16] = "";
+    char section[SECTION_MAX] = "";
+    bool sub = false;
     while (p < end) {
         const char *q = skip_space(p, end);
         if (q < end && *q == '[') {
             const char *eol = memchr(q, '\n', (size_t)(end - q));
-            section_of(q, eol ? eol : end, section, &q);
+            section_of(q, eol ? eol : end, section, &sub, &q);
             q = skip_space(q, end);
         }
         const char *key = q;
@@ -172,7 +251,7 @@ static void scan_config(const char *from, const char *text, size_t len, struct f
         q = skip_space(q, end);
         if (klen > 0 && section[0] != '\0' && q < end && *q == '=') {
             char *v = value_at(q + 1, end, &p);
-            take_key(from, section, key, klen, v, f, depth);
+            take_key(from, section, sub, key, klen, v, f, depth);
             continue;
         }
         const char *eol = memchr(q, '\n', (size_t)(end - q));
@@ -203,6 +282,10 @@ static void read_config(const char *path, struct found *f, int depth)
     if (path == NULL || depth > INCLUDE_DEPTH || f->files >= FILES_MAX)
         return;
     f->files++;
+    /* A file git reads that lies in the folder is host-run whether it exists yet or not: a key
+     * added there would run here. */
+    if (!cp_strvec_has(&f->includes, path))
+        cp_strvec_push(&f->includes, path);
     cleanup_free char *text = read_text(path, &len);
     if (text != NULL)
         scan_config(path, text, len, f, depth);
@@ -273,17 +356,17 @@ static bool bool_word(const char *w, size_t n)
     return n == 0;
 }
 
-/* core.fsmonitor: a boolean (git's own daemon), else a command run at every status. Each of
- * its words that could be a program or a script it runs counts (the first only with a '/'). */
-static void add_fsmonitor(struct cp_strvec *out, const char *top, const char *v,
-                          const char *workdir)
+/* A command line git runs (core.fsmonitor, core.pager, an alias's '!', ...): a boolean is none
+ * (git's own daemon, the default pager). Each word that could be a program or a script it runs
+ * counts, from the repository's top, where git runs them; a program's word (the first, or one
+ * after ; | & or a parenthesis) only with a '/', as without one the shell finds it in PATH. */
+static void add_command(struct cp_strvec *out, const char *top, const char *v, const char *workdir)
 {
-    bool first = true;
-    for (const char *p = v; *p != '\0'; first = false) {
-        p += strspn(p, " \t'\"");
+    bool program = true;
+    for (const char *p = v; *p != '\0';) {
+        p += strspn(p, " \t'\"!");
         size_t n = strcspn(p, " \t'\";|&<>()");
-        /* A first word without '/' is a program the shell finds in PATH, not here. */
-        bool in_path = first && memchr(p, '/', n) == NULL;
+        bool in_path = program && memchr(p, '/', n) == NULL;
         if (n > 0 && p[0] != '-' && !in_path && !bool_word(p, n)) {
             cleanup_free char *w = xasprintf("%.*s", (int)n, p);
             cleanup_free char *abs = from_top(top, w);
@@ -291,11 +374,18 @@ static void add_fsmonitor(struct cp_strvec *out, const char *top, const char *v,
                 add_inside(out, abs, workdir, false);
         }
         p += n;
-        p += strspn(p, ";|&<>()");
+        size_t seps = strspn(p, ";|&<>()");
+        if (n > 0)
+            program = false;
+        for (size_t i = 0; i < seps; i++)
+            program = program || (p[i] != '<' && p[i] != '>');
+        p += seps;
     }
 }
 
-/* What one repository's config (and the person's, before it) names, relative to its top. */
+/* What one repository's config (and the person's, before it) names, relative to its top: the
+ * files read, the hooks folder, each command's programs and scripts, and what is named by path
+ * (without a '/', a program in PATH). */
 static void add_repo(struct cp_strvec *out, const struct found *global, const struct found *f,
                      const char *top, const char *workdir)
 {
@@ -309,8 +399,14 @@ static void add_repo(struct cp_strvec *out, const struct found *global, const st
             if (abs != NULL)
                 add_inside(out, abs, workdir, true);
         }
-        for (size_t i = 0; i < both[k]->fsmonitor.n; i++)
-            add_fsmonitor(out, top, both[k]->fsmonitor.v[i], workdir);
+        for (size_t i = 0; i < both[k]->commands.n; i++)
+            add_command(out, top, both[k]->commands.v[i], workdir);
+        for (size_t i = 0; i < both[k]->paths.n; i++) {
+            const char *v = both[k]->paths.v[i];
+            cleanup_free char *abs = strchr(v, '/') != NULL ? from_top(top, v) : NULL;
+            if (abs != NULL)
+                add_inside(out, abs, workdir, false);
+        }
     }
 }
 
@@ -506,20 +602,46 @@ static char *yarnrc_yarn_path(const char *text)
     return found;
 }
 
-/* Yarn reads the rc files of the folder it runs in and of every folder above it; the path
- * each names runs at the next yarn command, relative to that file's folder. */
+/* An .npmrc's (ini) last `pnpmfile=` or `global-pnpmfile=` value, quotes taken off. */
+static char *npmrc_pnpmfile(const char *text)
+{
+    char *found = NULL;
+    for (const char *p = text; *p != '\0';) {
+        size_t n = strcspn(p, "\n");
+        const char *q = p + strspn(p, " \t");
+        size_t k = strncmp(q, "pnpmfile", 8) == 0           ? 8
+                   : strncmp(q, "global-pnpmfile", 15) == 0 ? 15
+                                                            : 0;
+        const char *eq = k > 0 ? q + k + strspn(q + k, " \t") : NULL;
+        if (eq != NULL && *eq == '=') {
+            eq += 1 + strspn(eq + 1, " \t\"'");
+            size_t vn = strcspn(eq, "\"'\r\n");
+            while (vn > 0 && (eq[vn - 1] == ' ' || eq[vn - 1] == '\t'))
+                vn--;
+            free(found);
+            found = vn > 0 ? xasprintf("%.*s", (int)vn, eq) : NULL;
+        }
+        p += n + (p[n] == '\n');
+    }
+    return found;
+}
+
+/* Yarn reads the rc files of the folder it runs in and of every folder above it, and pnpm the
+ * .npmrc files; the path each names (yarnPath, yarn-path, pnpmfile) runs at the next yarn
+ * command or pnpm install (--ignore-scripts too), relative to that file's folder. */
 static void add_yarn(struct cp_strvec *out, const char *workdir)
 {
     cleanup_free char *dir = xstrdup(workdir);
     for (;;) {
-        static const char *const rcs[] = {".yarnrc.yml", ".yarnrc", NULL};
+        static const char *const rcs[] = {".yarnrc.yml", ".yarnrc", ".npmrc", NULL};
         for (size_t i = 0; rcs[i] != NULL; i++) {
             size_t len = 0;
             cleanup_free char *rc = xasprintf("%s/%s", dir, rcs[i]);
             cleanup_free char *text = read_text(rc, &len);
             cleanup_free char *v = text == NULL ? NULL
                                    : i == 0     ? cp_yarnrc_yarn_path(text, len)
-                                                : yarnrc_yarn_path(text);
+                                   : i == 1     ? yarnrc_yarn_path(text)
+                                                : npmrc_pnpmfile(text);
             cleanup_free char *abs = v == NULL || v[0] == '\0' ? NULL
                                      : v[0] == '/'             ? xstrdup(v)
                                                                : xasprintf("%s/%s", dir, v);

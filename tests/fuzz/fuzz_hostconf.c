@@ -52,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     records(cp_bunfig_sign_in_lines(text, size));
     records(cp_yarnrc_sign_in_lines(text, size));
     records(cp_netrc_lines(text, size));
-    free(cp_git_hooks_value(text, size));
+    free(cp_git_hooks_value(text, size)); /* its key table: every program key git runs */
+    free(cp_yarnrc_yarn_path(text, size));
     return 0;
 }

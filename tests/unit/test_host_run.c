@@ -276,6 +276,73 @@ static void test_host_run__git_include__names_the_file_and_what_it_sets(void **s
     assert_null(cp_rules_check_back(&r, "plain"));
 }
 
+/* The commands git runs from its config, read through an include and in the repository's own
+ * config: what each names inside the folder is host-run (an argument too: it may be a script
+ * the program runs); a program in PATH and a word of a key that runs nothing are not. */
+static void test_host_run__git_program_keys__name_what_they_run(void **state)
+{
+    (void)state;
+    put(work, "shared.inc",
+        "[diff]\n\texternal = tools/ext\n[diff \"pdf\"]\n\ttextconv = tools/pdf2txt\n"
+        "\tcommand = tools/pdfdiff\n[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n"
+        "\tsmudge = tools/smudge\n\tprocess = tools/proc\n"
+        "[credential]\n\thelper = !tools/cred\n"
+        "[credential \"https://x.example\"]\n\thelper = /abs/outside\n"
+        "[gpg]\n\tprogram = tools/gpg\n[gpg \"ssh\"]\n\tprogram = tools/ssh-keygen\n"
+        "[sequence]\n\teditor = tools/seq\n[pager]\n\tlog = tools/logpager\n\tdiff = false\n"
+        "[mergetool \"t\"]\n\tpath = tools/mt\n[init]\n\ttemplateDir = tools/tmpl\n"
+        "[color]\n\tui = tools/not-a-command\n");
+    put(work, ".git/config",
+        "[core]\n\tsshCommand = tools/ssh.sh -v\n\tpager = less -R\n"
+        "\teditor = sh ed.sh\n\taskPass = ./ask\n[include]\n\tpath = ../shared.inc\n"
+        "[alias]\n\tst = status\n\tx = \"!sh -c 'tools/alias-run' ; bin/after\"\n"
+        "[merge \"m\"]\n\tdriver = tools/merge %O %A %B\n"
+        "[submodule \"s\"]\n\tupdate = !tools/update\n");
+    put(work, ".git/HEAD", "ref: refs/heads/main\n");
+    cleanup_strv char **named = cp_host_run_named(work);
+    static const char *const want[] = {"tools/ssh.sh",    "ed.sh",          "ask",
+                                       "tools/alias-run", "bin/after",      "tools/merge",
+                                       "tools/update",    "tools/ext",      "tools/pdf2txt",
+                                       "tools/pdfdiff",   "tools/smudge",   "tools/proc",
+                                       "tools/cred",      "tools/gpg",      "tools/ssh-keygen",
+                                       "tools/seq",       "tools/logpager", "tools/mt",
+                                       "tools/tmpl",      "shared.inc",     NULL};
+    for (size_t i = 0; want[i] != NULL; i++)
+        if (!has(named, want[i]))
+            fail_msg("%s is not named", want[i]);
+    static const char *const not_named[] = {
+        "less", "status", "git-lfs", "false", "tools/not-a-command", "sh", NULL};
+    for (size_t i = 0; not_named[i] != NULL; i++)
+        if (has(named, not_named[i]))
+            fail_msg("%s is named", not_named[i]);
+    /* Under a named folder, any case; a file beside them lands. */
+    const struct cp_rules r = {.named = (const char *const *)named};
+    const char *const paths[] = {"tools/tmpl/hooks/pre-commit", "Tools/Smudge", "tools/readme"};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(refused_back(&r, paths[i]), i < 2);
+}
+
+/* The work folder is the person's home: the ~/.gitconfig git reads is in it, and a key a box
+ * added there would run here, so the file is named whether it exists yet or not. */
+static void test_host_run__person_config_in_the_folder__named(void **state)
+{
+    (void)state;
+    const char *was = getenv("HOME");
+    cleanup_free char *saved = was ? xstrdup(was) : NULL;
+    setenv("HOME", work, 1);
+    unsetenv("XDG_CONFIG_HOME");
+    put(work, ".gitconfig", "[core]\n\tpager = bin/pager\n");
+    cleanup_strv char **named = cp_host_run_named(work);
+    setenv("XDG_CONFIG_HOME", top, 1);
+    if (saved)
+        setenv("HOME", saved, 1);
+    else
+        unsetenv("HOME");
+    assert_true(has(named, ".gitconfig"));
+    assert_true(has(named, ".config/git/config"));
+    assert_true(has(named, "bin/pager"));
+}
+
 /* A linked worktree: .git is a file naming its git folder, whose commondir holds the config. */
 static void test_host_run__linked_worktree__reads_the_common_config(void **state)
 {
@@ -333,13 +400,16 @@ static void test_host_run__hooks_path_at_the_top__only_hook_names(void **state)
     assert_null(cp_rules_check_back(&r, "README"));
 }
 
-/* Attack: yarnPath names .yarn/releases/yarn-*.cjs, which the next `yarn` here runs. */
+/* Attack: yarnPath names .yarn/releases/yarn-*.cjs, which the next `yarn` here runs; an
+ * .npmrc's pnpmfile, which the next pnpm install runs (--ignore-scripts too). */
 static void test_host_run__yarn_path__names_the_release(void **state)
 {
     (void)state;
     put(work, ".yarnrc.yml",
         "nodeLinker: node-modules\nyarnPath: \".yarn/releases/yarn-4.1.0.cjs\"\n");
     put(work, "old/.yarnrc", "yarn-path \"./bin/yarn.js\"\n");
+    put(work, ".npmrc", "registry=https://r.example/\npnpmfile = \"tools/hooks.cjs\"\n");
+    put(work, "old/.npmrc", "global-pnpmfile=local.cjs\n");
     char *v = cp_yarnrc_yarn_path("a: 1\nyarnPath: x.cjs\n", 20);
     assert_string_equal(v, "x.cjs");
     free(v);
@@ -353,6 +423,9 @@ static void test_host_run__yarn_path__names_the_release(void **state)
     snprintf(old, sizeof(old), "%s/old", work);
     cleanup_strv char **from_old = cp_host_run_named(old);
     assert_true(has(from_old, "bin/yarn.js"));
+    assert_true(has(from_old, "local.cjs"));
+    assert_true(has(named, "tools/hooks.cjs"));
+    assert_false(has(named, "https://r.example/"));
 }
 
 /* A file that includes itself many times is read a bounded number of times (git stops at depth
@@ -379,7 +452,9 @@ static void test_host_run__names_outside_the_folder__none(void **state)
         "[include]\n\tpath = /etc/elsewhere\n[core]\n\thooksPath = /usr/h\n"
         "\tfsmonitor = ../../outside\n");
     cleanup_strv char **named = cp_host_run_named(work);
-    assert_null(named[0]);
+    /* Only the config files themselves, which the gate refuses under .git anyway. */
+    for (size_t i = 0; named[i] != NULL; i++)
+        assert_true(strncmp(named[i], ".git/", 5) == 0);
 }
 
 int main(void)
@@ -393,6 +468,10 @@ int main(void)
         cmocka_unit_test(test_host_run__python_start_up__the_words_say_so),
         cmocka_unit_test_setup_teardown(test_host_run__git_include__names_the_file_and_what_it_sets,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_host_run__git_program_keys__name_what_they_run, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_host_run__person_config_in_the_folder__named, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_host_run__linked_worktree__reads_the_common_config,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_run__submodule__reads_its_config_from_its_top,
