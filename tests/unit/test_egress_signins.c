@@ -305,6 +305,16 @@ static void test_signins__head__box_authorization_replaced(void **state)
     cp_signins_unref(t);
 }
 
+/* The signed head of head is exactly want. */
+static void head_is(const struct cp_signin *s, const char *head, const char *want)
+{
+    size_t n = 0;
+    char *out = cp_signins_head(s, head, strlen(head), &n);
+    assert_int_equal(n, strlen(want));
+    assert_memory_equal(out, want, n);
+    cp_signins_head_free(out, n);
+}
+
 /* A named sign-in: its header replaced (added when absent) on its host and path, the box's
  * Authorization kept; its placeholder anywhere else, or on a request it does not carry, is
  * misplaced; a body holding it is found; a named entry without its placeholder is refused. */
@@ -323,13 +333,9 @@ static void test_signins__named__header_and_placeholder_rules(void **state)
                        "x-api-key: conch-ph-0123456789abcdef\r\nAuthorization: Bearer box\r\n\r\n";
     assert_null(cp_signins_misplaced(t, head, strlen(head), s));
     assert_ptr_equal(cp_signins_misplaced(t, head, strlen(head), NULL), s);
-    size_t n = 0;
-    char *out = cp_signins_head(s, head, strlen(head), &n);
-    const char *want = "GET /v1/x HTTP/1.1\r\nHost: api.example\r\nAuthorization: Bearer box\r\n"
-                       "X-Api-Key: SECRET-key\r\n\r\n";
-    assert_int_equal(n, strlen(want));
-    assert_memory_equal(out, want, n);
-    cp_signins_head_free(out, n);
+    head_is(s, head,
+            "GET /v1/x HTTP/1.1\r\nHost: api.example\r\nAuthorization: Bearer box\r\n"
+            "X-Api-Key: SECRET-key\r\n\r\n");
     const char *query = "GET /v1/x?k=CONCH-PH-0123456789ABCDEF HTTP/1.1\r\nHost: a\r\n\r\n";
     assert_ptr_equal(cp_signins_misplaced(t, query, strlen(query), s), s);
     const char *other = "GET /v1/x HTTP/1.1\r\nX-Other: conch-ph-0123456789abcdef\r\n\r\n";
