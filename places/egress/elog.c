@@ -58,6 +58,8 @@ static void add_sign_in(json_object *o, const struct cp_egress_decision *d)
         json_object_object_add(o, "signed_in", json_object_new_boolean(1));
     if (d->source != NULL)
         json_object_object_add(o, "source", json_object_new_string(d->source));
+    if (d->header != NULL)
+        json_object_object_add(o, "header", json_object_new_string(d->header));
     if (d->detail != NULL)
         json_object_object_add(o, "detail", json_object_new_string(d->detail));
     if (d->reason == CP_EGRESS_SIGNINS_TAKEN)

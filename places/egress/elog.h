@@ -52,6 +52,7 @@ struct cp_egress_decision {
     int status;         /* 0: the reason's; else the host's (a refused sign-in's 401 or 403) */
     bool signed_in;     /* the request carried a sign-in the sidecar added */
     const char *source; /* where that sign-in came from (never the credential); or NULL */
+    const char *header; /* a named sign-in's header name (never its value); or NULL */
     const char *detail; /* a refused sign-in message's fault (no content); or NULL */
     size_t sign_ins;    /* CP_EGRESS_SIGNINS_TAKEN: the entries of the new table */
 };

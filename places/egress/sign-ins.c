@@ -44,6 +44,8 @@ static void table_free(struct cp_signins *t)
         free(t->v[i].prefix);
         wipe_free(t->v[i].authorization);
         free(t->v[i].source);
+        free(t->v[i].header);
+        free(t->v[i].placeholder);
     }
     free(t->v);
     free(t);
@@ -138,6 +140,27 @@ static bool authorization_ok(const char *s, size_t n)
            printable(s + scheme, n - scheme, false);
 }
 
+/* A named sign-in's value, of any scheme: visible ASCII and spaces, never CR or LF. */
+static bool value_ok(const char *s, size_t n)
+{
+    return n > 0 && n <= CP_SIGNIN_AUTH_MAX && printable(s, n, true) && s[0] != ' ' &&
+           s[n - 1] != ' ';
+}
+
+/* A header's name: an RFC 9110 token. */
+static bool header_ok(const char *s, size_t n)
+{
+    return n > 0 && n <= CP_SIGNIN_HEADER_MAX &&
+           strspn(s, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == n;
+}
+
+static bool placeholder_ok(const char *s, size_t n)
+{
+    return n >= CP_SIGNIN_PLACEHOLDER_MIN && n <= CP_SIGNIN_PLACEHOLDER_MAX &&
+           strspn(s, "-_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == n;
+}
+
 static bool source_ok(const char *s, size_t n)
 {
     return n > 0 && n <= CP_SIGNIN_SOURCE_MAX && printable(s, n, true);
@@ -169,19 +192,49 @@ static const struct {
     {"source", source_ok, offsetof(struct cp_signin, source)},
 };
 
+/* A named sign-in's keys: header and placeholder together, write only with them. Returns how
+ * many of the three are there, or -1. */
+static int named_take(json_object *entry, size_t i, struct cp_signin *out, cp_error_t *err)
+{
+    bool has_h = json_object_object_get_ex(entry, "header", NULL);
+    bool has_p = json_object_object_get_ex(entry, "placeholder", NULL);
+    json_object *w = NULL;
+    bool has_w = json_object_object_get_ex(entry, "write", &w);
+    if (!has_h && !has_p && !has_w)
+        return 0;
+    size_t hn = 0, pn = 0;
+    const char *h = field(entry, "header", &hn), *p = field(entry, "placeholder", &pn);
+    if (h == NULL || p == NULL || !header_ok(h, hn) || !placeholder_ok(p, pn) ||
+        (has_w && !json_object_is_type(w, json_type_boolean))) {
+        cp_error_make(err, CP_ERR_FAILED, 0,
+                      "sign-in %zu: a named sign-in needs a header and a placeholder, and write "
+                      "is a boolean",
+                      i + 1);
+        return -1;
+    }
+    out->header = xstrdup(h);
+    out->placeholder = xstrdup(p);
+    out->write = has_w && json_object_get_boolean(w);
+    return 2 + has_w;
+}
+
 static int entry_take(json_object *entry, size_t i, struct cp_signin *out, cp_error_t *err)
 {
     if (!json_object_is_type(entry, json_type_object))
         return cp_error_make(err, CP_ERR_FAILED, 0, "sign-in %zu is not an object", i + 1);
-    if (json_object_object_length(entry) != (int)ARRAY_SIZE(fields))
+    int named = named_take(entry, i, out, err);
+    if (named < 0)
+        return cp_error_code(err);
+    if (json_object_object_length(entry) != (int)ARRAY_SIZE(fields) + named)
         return cp_error_make(err, CP_ERR_FAILED, 0,
-                             "sign-in %zu must have host, prefix, authorization and source, "
-                             "nothing else",
+                             "sign-in %zu must have host, prefix, authorization and source "
+                             "(a named one header, placeholder and write), nothing else",
                              i + 1);
     for (size_t f = 0; f < ARRAY_SIZE(fields); f++) {
         size_t n = 0;
         const char *s = field(entry, fields[f].key, &n);
-        if (s == NULL || !fields[f].ok(s, n))
+        bool value = named > 0 && strcmp(fields[f].key, "authorization") == 0;
+        if (s == NULL || !(value ? value_ok(s, n) : fields[f].ok(s, n)))
             return cp_error_make(err, CP_ERR_FAILED, 0, "sign-in %zu: the %s is missing or bad",
                                  i + 1, fields[f].key);
         *(char **)((char *)out + fields[f].offset) = xstrdup(s);
@@ -204,11 +257,18 @@ static int entries_take(json_object *list, struct cp_signins *t, cp_error_t *err
         t->n = i + 1; /* what was taken is freed (and wiped) on failure */
         if (entry_take(json_object_array_get_idx(list, i), i, &t->v[i], err) < 0)
             return cp_error_code(err);
-        for (size_t j = 0; j < i; j++)
+        for (size_t j = 0; j < i; j++) {
+            const char *pj = t->v[j].placeholder, *pi = t->v[i].placeholder;
+            if (pi != NULL && pj != NULL &&
+                (strcasestr(pi, pj) != NULL || strcasestr(pj, pi) != NULL))
+                return cp_error_make(err, CP_ERR_FAILED, 0,
+                                     "sign-ins %zu and %zu have overlapping placeholders", j + 1,
+                                     i + 1);
             if (same_place(&t->v[j], &t->v[i]))
                 return cp_error_make(err, CP_ERR_FAILED, 0,
                                      "sign-ins %zu and %zu name the same host and prefix", j + 1,
                                      i + 1);
+        }
     }
     return 0;
 }
@@ -318,17 +378,80 @@ bool cp_signins_may_carry(const char *method, const char *target, const char *bo
     return j.verdict == CP_RULE_ALLOW;
 }
 
+bool cp_signins_carries(const struct cp_signin *s, bool reading)
+{
+    return s != NULL && (reading || s->write);
+}
+
+/* ---- placeholders ---- */
+
+static const char *find_nocase(const char *data, size_t len, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; m <= len && i <= len - m; i++)
+        if (strncasecmp(data + i, needle, m) == 0)
+            return data + i;
+    return NULL;
+}
+
+/* Whether the header line at line[0..n) is named name. */
+static bool line_is(const char *line, size_t n, const char *name)
+{
+    size_t m = strlen(name);
+    return n > m && line[m] == ':' && strncasecmp(line, name, m) == 0;
+}
+
+const struct cp_signin *cp_signins_misplaced(const struct cp_signins *t, const char *head,
+                                             size_t len, const struct cp_signin *signing)
+{
+    for (size_t k = 0; t != NULL && k < t->n; k++) {
+        const struct cp_signin *s = &t->v[k];
+        if (s->placeholder == NULL || find_nocase(head, len, s->placeholder) == NULL)
+            continue;
+        for (size_t i = 0; i < len;) {
+            const char *nl = memchr(head + i, '\n', len - i);
+            size_t n = nl != NULL ? (size_t)(nl - (head + i)) + 1 : len - i;
+            /* The request line never is the header; the named header of the request the
+             * sign-in carries is dropped whole and ours put in its place. */
+            bool replaced = i > 0 && s == signing && line_is(head + i, n, s->header);
+            if (!replaced && find_nocase(head + i, n, s->placeholder) != NULL)
+                return s;
+            i += n;
+        }
+    }
+    return NULL;
+}
+
+const struct cp_signin *cp_signins_find_placeholder(const struct cp_signins *t, const char *data,
+                                                    size_t len)
+{
+    for (size_t k = 0; t != NULL && k < t->n; k++)
+        if (t->v[k].placeholder != NULL && find_nocase(data, len, t->v[k].placeholder) != NULL)
+            return &t->v[k];
+    return NULL;
+}
+
+bool cp_signins_has_placeholders(const struct cp_signins *t)
+{
+    for (size_t k = 0; t != NULL && k < t->n; k++)
+        if (t->v[k].placeholder != NULL)
+            return true;
+    return false;
+}
+
 /* ---- the signed head ---- */
 
 char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, size_t *len_out)
 {
-    static const char name[] = "Authorization: ";
+    const char *header = s->header != NULL ? s->header : "Authorization";
+    size_t hl = strlen(header);
     size_t auth = strlen(s->authorization);
-    char *out = xmalloc(len + sizeof(name) + auth + 2);
-    size_t n = cp_http1_drop_header(head, len, "authorization", out);
+    char *out = xmalloc(len + hl + 2 + auth + 4);
+    size_t n = cp_http1_drop_header(head, len, header, out);
     n -= 2; /* the final empty line, written again after ours */
-    memcpy(out + n, name, sizeof(name) - 1);
-    n += sizeof(name) - 1;
+    memcpy(out + n, header, hl);
+    memcpy(out + n + hl, ": ", 2);
+    n += hl + 2;
     memcpy(out + n, s->authorization, auth);
     n += auth;
     memcpy(out + n, "\r\n\r\n", 4);

@@ -13,6 +13,14 @@
  * value ("Bearer TOKEN" or "Basic BASE64"); source names where it came from (a file, or "git
  * credential (helper)") and is never secret. Each message replaces the whole table.
  *
+ * A sign-in the person named (`sign-ins add HOST`) has three more keys: "header" (the header's
+ * name, e.g. "X-Api-Key"), "placeholder" (the per-run value the box holds in its
+ * CONCH_SIGNIN_<NAME>: letters, digits, '-' and '_') and "write" (a boolean: every method carries
+ * it, not only fetching ones). Its authorization is then the header's whole value, of any
+ * scheme. The named header of a request to that host and prefix is replaced by ours (added when
+ * absent); the placeholder anywhere else in a request, to any host, refuses the request
+ * (cp_signins_misplaced, cp_signins_find_placeholder).
+ *
  * The authorization value is a secret: it is wiped where this file can reach it (the table's
  * copies, the parser's buffers) and appears in no error message or log line. */
 #ifndef CONCH_EGRESS_SIGN_INS_H
@@ -24,15 +32,21 @@
 
 #include "src/base/error.h"
 
-#define CP_SIGNINS_MESSAGE_MAX (1024 * 1024) /* one line, without its newline */
-#define CP_SIGNINS_MAX         256           /* entries in one message */
-#define CP_SIGNIN_HOST_MAX     253
-#define CP_SIGNIN_PREFIX_MAX   1024
-#define CP_SIGNIN_AUTH_MAX     8192
-#define CP_SIGNIN_SOURCE_MAX   512
+#define CP_SIGNINS_MESSAGE_MAX    (1024 * 1024) /* one line, without its newline */
+#define CP_SIGNINS_MAX            256           /* entries in one message */
+#define CP_SIGNIN_HOST_MAX        253
+#define CP_SIGNIN_PREFIX_MAX      1024
+#define CP_SIGNIN_AUTH_MAX        8192
+#define CP_SIGNIN_SOURCE_MAX      512
+#define CP_SIGNIN_HEADER_MAX      64
+#define CP_SIGNIN_PLACEHOLDER_MIN 16
+#define CP_SIGNIN_PLACEHOLDER_MAX 128
 
 struct cp_signin {
     char *host, *prefix, *authorization, *source;
+    char *header;      /* a named sign-in's header; NULL: Authorization (a registry's) */
+    char *placeholder; /* a named sign-in's per-run placeholder, or NULL */
+    bool write;        /* a named sign-in every method carries */
 };
 
 /* A table: immutable once parsed, shared by reference (see the holder below). */
@@ -69,9 +83,27 @@ void cp_signins_scrub_host(const struct cp_signins *t, const char *host, struct 
  * body: the request's whole body when the table's row reads it (an LFS batch), else NULL. */
 bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len);
 
-/* The head at head[0..len) (one cp_http1_parse_request allowed) with every Authorization line
- * the box wrote taken out and ours put in before the final empty line. Heap, the caller's:
- * it holds the secret, so free it with cp_signins_head_free. */
+/* Whether a request that may_carry says (reading or not) carries s: a reading one always, any
+ * other only a named sign-in added with --write. */
+bool cp_signins_carries(const struct cp_signin *s, bool reading);
+
+/* A named sign-in whose placeholder the head at head[0..len) holds where it would not be
+ * replaced: in the request line (path or query), in another header than signing's named one,
+ * or at all when signing (the sign-in the request carries, or NULL) is not that sign-in. NULL
+ * when none. Compared without regard to case. Borrowed from t. */
+const struct cp_signin *cp_signins_misplaced(const struct cp_signins *t, const char *head,
+                                             size_t len, const struct cp_signin *signing);
+/* A named sign-in whose placeholder data[0..len) holds (a body, which is never rewritten), or
+ * NULL. */
+const struct cp_signin *cp_signins_find_placeholder(const struct cp_signins *t, const char *data,
+                                                    size_t len);
+/* Whether the table holds any placeholder (a body need not be searched otherwise). */
+bool cp_signins_has_placeholders(const struct cp_signins *t);
+
+/* The head at head[0..len) (one cp_http1_parse_request allowed) with every line of the sign-in's
+ * header (Authorization, or a named sign-in's own) the box wrote taken out and ours put in
+ * before the final empty line. Heap, the caller's: it holds the secret, so free it with
+ * cp_signins_head_free. */
 char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, size_t *len_out);
 void cp_signins_head_free(char *head, size_t len);
 

@@ -21,6 +21,7 @@
 #include "places/egress/elog.h"
 #include "places/egress/http1.h"
 #include "places/egress/scrub.h"
+#include "places/egress/sign-ins.h"
 #include "places/egress/terminate.h"
 
 #define QUEUE_MAX 32          /* requests sent on and not yet answered (pipelining) */
@@ -76,6 +77,10 @@ struct worker {
     struct cp_scrub scrub;
     char *refusal; /* written once every earlier answer is out */
     size_t refusal_len;
+    struct cp_signins *body_table; /* R_BODY: a reference when the table holds placeholders,
+                                    * each searched for in the request's body as it goes */
+    char body_tail[CP_SIGNIN_PLACEHOLDER_MAX]; /* the body's last bytes, for one split */
+    size_t body_tail_len;
     enum cp_egress_reason upstream_failed;
     char upstream_why[256];
 };
@@ -100,6 +105,10 @@ int cp_terminate_pull(struct worker *w, struct side *s);
 void cp_terminate_consume(struct side *s, size_t n);
 void cp_terminate_framing_start(struct framing *f, enum cp_http1_body body, uint64_t length);
 ssize_t cp_terminate_body_part(struct framing *f, const char *data, size_t n, bool *done);
+/* Relays what of the body is here; 1 when it is all through, 0 when more is to come, -1 on an
+ * error; CP_TERMINATE_PLACEHOLDER when the box's body holds a placeholder (w->body_table), that
+ * part not sent. */
+#define CP_TERMINATE_PLACEHOLDER 2
 int cp_terminate_relay_body(struct worker *w, struct side *from, struct framing *f,
                             struct side *to);
 

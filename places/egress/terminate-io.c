@@ -109,10 +109,37 @@ void cp_terminate_framing_start(struct framing *f, enum cp_http1_body body, uint
 
 /* Sends on what from->buf holds of the body; 1 when the body ended, 0 when more is to come,
  * -1 when it cannot go on. */
+/* Whether data[0..n), with the part before it that a placeholder could begin in, holds one;
+ * the tail is kept for the next part. */
+static bool body_placeholder(struct worker *w, const char *data, size_t n)
+{
+    if (cp_signins_find_placeholder(w->body_table, data, n) != NULL)
+        return true;
+    char joined[2 * CP_SIGNIN_PLACEHOLDER_MAX];
+    size_t head = n < CP_SIGNIN_PLACEHOLDER_MAX ? n : CP_SIGNIN_PLACEHOLDER_MAX;
+    memcpy(joined, w->body_tail, w->body_tail_len);
+    memcpy(joined + w->body_tail_len, data, head);
+    size_t jn = w->body_tail_len + head;
+    if (cp_signins_find_placeholder(w->body_table, joined, jn) != NULL)
+        return true;
+    /* The last bytes seen, of the joined part or of data. */
+    const char *from = n >= sizeof(w->body_tail) ? data + n - sizeof(w->body_tail) : NULL;
+    size_t keep = from != NULL ? sizeof(w->body_tail)
+                               : (jn < sizeof(w->body_tail) ? jn : sizeof(w->body_tail));
+    if (from == NULL)
+        from = joined + jn - keep;
+    memmove(w->body_tail, from, keep);
+    w->body_tail_len = keep;
+    return false;
+}
+
 int cp_terminate_relay_body(struct worker *w, struct side *from, struct framing *f, struct side *to)
 {
     bool done = false;
     ssize_t n = cp_terminate_body_part(f, from->buf, from->len, &done);
+    if (n > 0 && from == &w->box && w->body_table != NULL &&
+        body_placeholder(w, from->buf, (size_t)n))
+        return CP_TERMINATE_PLACEHOLDER;
     if (n < 0 || cp_terminate_push(w, to, from->buf, (size_t)n) < 0)
         return -1;
     cp_terminate_consume(from, (size_t)n);

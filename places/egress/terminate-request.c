@@ -30,56 +30,83 @@ static void refuse(struct worker *w, enum cp_egress_reason reason, const char *w
     w->rs = R_STOP;
 }
 
-/* Sends the head on: signed in when it reads and the table has an entry for this host and
- * path (the box's own Authorization then taken off), as the box wrote it otherwise. To a host
- * with any sign-in, every request asks for its answer as its own bytes (Accept-Encoding:
- * identity), since the answer is searched for the sign-ins (scrub.h). *source is the entry's
- * source, the caller's, or NULL when none was added; *table a reference to the table when the
- * host has sign-ins, the caller's, else NULL. */
-static int send_head(struct worker *w, const char *head, size_t len, bool reading, char **source,
-                     struct cp_signins **table)
+/* A named sign-in's placeholder where the sidecar would not replace it: the request is
+ * refused, so that the placeholder never stands in for the secret anywhere it was not meant. */
+static bool placeholder_misplaced(struct worker *w, const struct cp_signins *t, const char *head,
+                                  size_t len, const struct cp_signin *signing, const char *body,
+                                  size_t body_len)
 {
-    *source = NULL;
-    *table = NULL;
-    struct cp_signins *t = w->cfg.sign_ins != NULL ? cp_signins_holder_get(w->cfg.sign_ins) : NULL;
-    if (!cp_signins_host_listed(t, w->h.host)) {
-        cp_signins_unref(t);
+    const struct cp_signin *m = cp_signins_misplaced(t, head, len, signing);
+    if (m == NULL && body != NULL)
+        m = cp_signins_find_placeholder(t, body, body_len);
+    if (m == NULL)
+        return false;
+    cleanup_free char *why =
+        xasprintf("the placeholder of the sign-in for %s%s goes only in its %s header of "
+                  "requests to that host and path%s",
+                  m->host, m->prefix, m->header, m->write ? "" : " that fetch");
+    refuse(w, CP_EGRESS_PLACEHOLDER, why, head, len);
+    return true;
+}
+
+/* Sends the head on: signed in with s when given (the box's own header of its name then taken
+ * off), as the box wrote it otherwise. To a host with any sign-in, every request asks for its
+ * answer as its own bytes (Accept-Encoding: identity), since the answer is searched for the
+ * sign-ins (scrub.h). */
+static int send_head(struct worker *w, const char *head, size_t len, const struct cp_signin *s,
+                     bool listed)
+{
+    if (!listed)
         return cp_terminate_push(w, &w->host, head, len);
-    }
-    *table = t;
     size_t plain_len = 0;
     cleanup_free char *plain =
         cp_http1_set_header(head, len, "Accept-Encoding", "identity", &plain_len);
-    const struct cp_signin *s = reading ? cp_signins_match(t, w->h.host, w->target) : NULL;
     if (s == NULL)
         return cp_terminate_push(w, &w->host, plain, plain_len);
     size_t n = 0;
     char *signed_head = cp_signins_head(s, plain, plain_len, &n);
-    *source = xstrdup(s->source);
     int r = cp_terminate_push(w, &w->host, signed_head, n);
     cp_signins_head_free(signed_head, n);
     return r;
 }
 
-/* Sends an allowed head on and starts its body. body: the whole body when a rule read it
- * (held), else NULL; with it the read table says whether the request only fetches, which alone
- * may carry a sign-in. */
+/* Sends an allowed head on and starts its body, or refuses it for a misplaced placeholder
+ * (returns 1 then). body: the whole body when a rule read it (held), else NULL; with it the
+ * read table says whether the request only fetches, which alone may carry a registry's
+ * sign-in (a named one added with --write goes with every method). */
 static int forward(struct worker *w, const struct cp_http1_request *r, const char *head,
                    const char *body, size_t body_len)
 {
     bool reading = cp_signins_may_carry(w->method, w->target, body, body_len);
-    char *source = NULL;
-    struct cp_signins *table = NULL;
-    if (send_head(w, head, r->head_len, reading, &source, &table) < 0) {
+    struct cp_signins *t = w->cfg.sign_ins != NULL ? cp_signins_holder_get(w->cfg.sign_ins) : NULL;
+    bool listed = cp_signins_host_listed(t, w->h.host);
+    const struct cp_signin *s = listed ? cp_signins_match(t, w->h.host, w->target) : NULL;
+    if (!cp_signins_carries(s, reading))
+        s = NULL;
+    if (placeholder_misplaced(w, t, head, r->head_len, s, body, body_len)) {
+        cp_signins_unref(t);
+        return 1;
+    }
+    char *source = s != NULL ? xstrdup(s->source) : NULL;
+    if (send_head(w, head, r->head_len, s, listed) < 0) {
         free(source);
-        cp_signins_unref(table);
+        cp_signins_unref(t);
         return -1;
     }
     struct cp_egress_decision d = cp_terminate_decision(w, CP_EGRESS_ALLOWED, w->method, w->target);
     d.signed_in = source != NULL;
     d.source = source;
+    d.header = s != NULL ? s->header : NULL;
     cp_terminate_log_decision(w, &d);
-    cp_terminate_queue_push(w, strcmp(w->method, "HEAD") == 0, source, table);
+    /* The body goes on as it comes, searched for placeholders on its way (terminate-io.c). */
+    cp_signins_unref(w->body_table);
+    w->body_table = cp_signins_has_placeholders(t) ? cp_signins_ref(t) : NULL;
+    w->body_tail_len = 0;
+    if (!listed) {
+        cp_signins_unref(t);
+        t = NULL;
+    }
+    cp_terminate_queue_push(w, strcmp(w->method, "HEAD") == 0, source, t);
     cp_terminate_framing_start(&w->rf, r->body, r->length);
     w->close_after = r->close;
     w->rs = r->body == CP_HTTP1_BODY_NONE ? (r->close ? R_STOP : R_HEAD) : R_BODY;
@@ -243,8 +270,8 @@ static int on_held(struct worker *w)
         return 1;
     }
     r.body = CP_HTTP1_BODY_NONE; /* the body goes with the head, here */
-    if (forward(w, &r, w->held, w->held + r.head_len, body) < 0 ||
-        cp_terminate_push(w, &w->host, w->held + r.head_len, body) < 0)
+    int sent = forward(w, &r, w->held, w->held + r.head_len, body);
+    if (sent < 0 || (sent == 0 && cp_terminate_push(w, &w->host, w->held + r.head_len, body) < 0))
         return -1;
     free(w->held);
     w->held = NULL;
@@ -262,6 +289,11 @@ static int handle_request_bytes(struct worker *w)
         if (w->box.len == 0)
             return 0;
         int r = cp_terminate_relay_body(w, &w->box, &w->rf, &w->host);
+        if (r == CP_TERMINATE_PLACEHOLDER) {
+            /* The head is gone already: the tunnel ends before the placeholder goes on. */
+            cp_terminate_log_line(w, CP_EGRESS_PLACEHOLDER, w->method ? w->method : "", w->target);
+            return -1;
+        }
         if (r == 1)
             w->rs = w->close_after ? R_STOP : R_HEAD;
         return r < 0 ? -1 : 1;

@@ -85,6 +85,9 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
                                     "the host's answer came compressed although the sidecar asked "
                                     "for it plain, so the sidecar cannot make sure it does not "
                                     "show the box a sign-in"},
+    [CP_EGRESS_PLACEHOLDER] = {403, "Forbidden", "http_request_denied", "placeholder",
+                               "a sign-in's placeholder goes only in its own header of requests "
+                               "to its host and path; anywhere else it is refused"},
     [CP_EGRESS_SIGNINS] = {400, "Bad Request", "proxy_internal_error", "sign-ins",
                            "the sign-in message was refused whole; the sign-ins before it stay"},
     [CP_EGRESS_SIGNINS_TAKEN] = {200, "OK", "proxy_internal_error", "sign-ins-taken",

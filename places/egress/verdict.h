@@ -41,6 +41,7 @@ enum cp_egress_reason {
     CP_EGRESS_CLIENT_TLS,       /* the box's handshake with the sidecar failed (its CA?) */
     CP_EGRESS_SIGNIN_REFUSED,   /* the host answered 401 or 403 to a request we signed in */
     CP_EGRESS_SIGNIN_UNCHECKED, /* a compressed answer from a host with sign-ins (scrub.h) */
+    CP_EGRESS_PLACEHOLDER,      /* a named sign-in's placeholder where it is not replaced */
     /* The sign-in channel (sign-ins-feed.h): no host, no box; never answered to anyone. */
     CP_EGRESS_SIGNINS,       /* a sign-in message refused whole; the table before it stays */
     CP_EGRESS_SIGNINS_TAKEN, /* a sign-in message took the place of the table */

@@ -305,6 +305,50 @@ static void test_signins__head__box_authorization_replaced(void **state)
     cp_signins_unref(t);
 }
 
+/* The signed head of head is exactly want. */
+static void head_is(const struct cp_signin *s, const char *head, const char *want)
+{
+    size_t n = 0;
+    char *out = cp_signins_head(s, head, strlen(head), &n);
+    assert_int_equal(n, strlen(want));
+    assert_memory_equal(out, want, n);
+    cp_signins_head_free(out, n);
+}
+
+/* A named sign-in: its header replaced (added when absent) on its host and path, the box's
+ * Authorization kept; its placeholder anywhere else, or on a request it does not carry, is
+ * misplaced; a body holding it is found; a named entry without its placeholder is refused. */
+static void test_signins__named__header_and_placeholder_rules(void **state)
+{
+    (void)state;
+    const char *msg = "{\"sign_ins\":[{\"host\":\"api.example\",\"prefix\":\"/v1/\","
+                      "\"authorization\":\"SECRET-key\",\"source\":\"sign-ins add api.example\","
+                      "\"header\":\"X-Api-Key\",\"placeholder\":\"conch-ph-0123456789abcdef\"}]}";
+    struct cp_signins *t = parse_ok(msg);
+    const struct cp_signin *s = cp_signins_match(t, "api.example", "/v1/x");
+    assert_non_null(s);
+    assert_false(cp_signins_carries(s, false));
+    assert_true(cp_signins_carries(s, true));
+    const char *head = "GET /v1/x HTTP/1.1\r\nHost: api.example\r\n"
+                       "x-api-key: conch-ph-0123456789abcdef\r\nAuthorization: Bearer box\r\n\r\n";
+    assert_null(cp_signins_misplaced(t, head, strlen(head), s));
+    assert_ptr_equal(cp_signins_misplaced(t, head, strlen(head), NULL), s);
+    head_is(s, head,
+            "GET /v1/x HTTP/1.1\r\nHost: api.example\r\nAuthorization: Bearer box\r\n"
+            "X-Api-Key: SECRET-key\r\n\r\n");
+    const char *query = "GET /v1/x?k=CONCH-PH-0123456789ABCDEF HTTP/1.1\r\nHost: a\r\n\r\n";
+    assert_ptr_equal(cp_signins_misplaced(t, query, strlen(query), s), s);
+    const char *other = "GET /v1/x HTTP/1.1\r\nX-Other: conch-ph-0123456789abcdef\r\n\r\n";
+    assert_ptr_equal(cp_signins_misplaced(t, other, strlen(other), s), s);
+    const char *body = "{\"k\":\"conch-ph-0123456789abcdef\"}";
+    assert_ptr_equal(cp_signins_find_placeholder(t, body, strlen(body)), s);
+    assert_null(cp_signins_find_placeholder(t, "{}", 2));
+    cp_signins_unref(t);
+    const char *half = "{\"sign_ins\":[{\"host\":\"api.example\",\"prefix\":\"/\","
+                       "\"authorization\":\"SECRET-key\",\"source\":\"s\",\"header\":\"X-K\"}]}";
+    parse_bad(half, strlen(half));
+}
+
 static void test_signins__holder__replaced_and_kept_by_reference(void **state)
 {
     struct cp_signins_holder h;
@@ -464,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_signins__match__decoding_never_widens),
         cmocka_unit_test(test_signins__write_host_rule__reading_only),
         cmocka_unit_test(test_signins__head__box_authorization_replaced),
+        cmocka_unit_test(test_signins__named__header_and_placeholder_rules),
         cmocka_unit_test(test_signins__holder__replaced_and_kept_by_reference),
         cmocka_unit_test_setup_teardown(test_feed__lines__replace_keep_clear, feed_setup,
                                         feed_teardown),
