@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -20,6 +21,7 @@
 
 #include "mirror/git-landing.h"
 #include "mirror/git-table.h"
+#include "src/base/spawn.h"
 #include "src/base/util.h"
 #include "tests/unit/put-file.h"
 
@@ -30,7 +32,7 @@ static const char *why_of(const char *rel, enum cp_git_kind want)
     return why;
 }
 
-static void test_table(void **state)
+static void test_table_refuses(void **state)
 {
     (void)state;
     assert_non_null(strstr(why_of("config", CP_GIT_REFUSED), "core.hooksPath"));
@@ -49,6 +51,11 @@ static void test_table(void **state)
     assert_non_null(strstr(why_of("refs/heads", CP_GIT_REFUSED), "outside"));
     assert_string_equal(why_of("description", CP_GIT_REFUSED), "not on git's table");
     assert_string_equal(why_of("index.lock", CP_GIT_REFUSED), "not on git's table");
+}
+
+static void test_table_lands(void **state)
+{
+    (void)state;
     why_of("objects/ab/cdef", CP_GIT_OBJECT);
     why_of("refs/heads/a/b", CP_GIT_REF);
     why_of("refs/remotes/origin/main", CP_GIT_REF);
@@ -68,30 +75,37 @@ static void test_ref_names(void **state)
     assert_true(cp_git_ref_name_ok("refs/heads/main"));
     assert_true(cp_git_ref_name_ok("refs/heads/a/b-c_d.e"));
     const char *bad[] = {"refs/heads/a..b", "refs/heads/x.lock", "refs/heads/a.lock/b",
-                         "refs/heads/@{x}", "refs/heads/a b",     "refs/heads/.hidden",
-                         "refs/heads/x/",   "refs/heads/a//b",    "refs/heads/a:b",
-                         "refs/heads/a\\b", "/refs/heads/a",      ""};
+                         "refs/heads/@{x}", "refs/heads/a b",    "refs/heads/.hidden",
+                         "refs/heads/x/",   "refs/heads/a//b",   "refs/heads/a:b",
+                         "refs/heads/a\\b", "/refs/heads/a",     ""};
     for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
         assert_false(cp_git_ref_name_ok(bad[i]));
 }
 
 static char dir[64];
 
-static int setup(void **state)
+/* A scratch folder, with git here kept from the person's config; removed by the test. */
+static void scratch(void)
 {
-    (void)state;
     snprintf(dir, sizeof(dir), "/tmp/conch-git-gate-XXXXXX");
     assert_non_null(mkdtemp(dir));
     setenv("HOME", dir, 1);
     setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-    return 0;
 }
 
-static int teardown(void **state)
+/* sh -c script; its exit status. */
+static int shell(const char *script)
 {
-    (void)state;
-    remove_tree(dir);
-    return 0;
+    struct cp_child c = CP_CHILD_INIT;
+    cp_error_t err = NULL;
+    int status = -1;
+    if (cp_spawn((char *[]){"sh", "-c", (char *)script, NULL},
+                 &(struct cp_spawn_opts){.path_search = true}, &c, &err) < 0 ||
+        cp_child_wait(&c, &status, &err) < 0) {
+        cp_error_free(&err);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* The object file for bytes, compressed, into dir/obj; its SHA-1 in hex. */
@@ -116,6 +130,7 @@ static int object_file(const char *bytes, size_t n, char hex[41])
 static void test_object(void **state)
 {
     (void)state;
+    scratch();
     char hex[41];
     const char blob[] = "blob 6\0hello\n";
     int fd = object_file(blob, sizeof(blob) - 1, hex);
@@ -134,6 +149,7 @@ static void test_object(void **state)
     fd = open(p, O_RDONLY);
     assert_string_equal(cp_git_object_why(fd, hex), "a loose object that does not inflate");
     close(fd);
+    remove_tree(dir);
 }
 
 struct seen {
@@ -156,7 +172,8 @@ static void on_tell(void *ctx, const char *what, const char *path, const char *w
 
 static char *git_out(const char *cmd)
 {
-    cleanup_free char *full = xasprintf("cd %s/work && git -c user.name=t -c user.email=t@e %s", dir, cmd);
+    cleanup_free char *full =
+        xasprintf("cd %s/work && git -c user.name=t -c user.email=t@e %s", dir, cmd);
     FILE *f = popen(full, "r");
     assert_non_null(f);
     char buf[128] = "";
@@ -175,11 +192,13 @@ static void say_line(void *ctx, const char *line)
 static void test_refs(void **state)
 {
     (void)state;
-    cleanup_free char *init = xasprintf("mkdir -p %s/work %s/up/.git && cd %s/work && git init -q -b main && "
-                                        "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m a && "
-                                        "git tag v1 && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m b",
-                                        dir, dir, dir);
-    assert_int_equal(system(init), 0);
+    scratch();
+    cleanup_free char *init =
+        xasprintf("mkdir -p %s/work %s/up/.git && cd %s/work && git init -q -b main && "
+                  "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m a && "
+                  "git tag v1 && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m b",
+                  dir, dir, dir);
+    assert_int_equal(shell(init), 0);
     cleanup_free char *a = git_out("rev-parse HEAD~1");
     cleanup_free char *b = git_out("rev-parse HEAD");
     cleanup_free char *up = xasprintf("%s/up/.git", dir);
@@ -197,18 +216,20 @@ static void test_refs(void **state)
     int rootfd = open(work, O_RDONLY | O_DIRECTORY);
     int upfd = open(up, O_RDONLY | O_DIRECTORY);
     cp_git_land(&(struct cp_git_land_opts){.rootfd = rootfd,
-                                            .upfd = upfd,
-                                            .since_ns = INT64_MAX,
-                                            .rep = &rep,
-                                            .refuse = on_refuse,
-                                            .tell = on_tell,
-                                            .ctx = &s});
+                                           .upfd = upfd,
+                                           .since_ns = INT64_MAX,
+                                           .rep = &rep,
+                                           .refuse = on_refuse,
+                                           .tell = on_tell,
+                                           .ctx = &s});
     close(rootfd);
     close(upfd);
-    assert_non_null(strstr(s.said, "refused .git/refs/heads/ghost: a ref naming an object that is not here"));
+    assert_non_null(
+        strstr(s.said, "refused .git/refs/heads/ghost: a ref naming an object that is not here"));
     assert_non_null(strstr(s.said, "refused .git/refs/tags/v1: a tag here is never moved"));
     assert_non_null(strstr(s.said, "refused .git/refs/heads/sym: a ref that is not an object id"));
-    assert_non_null(strstr(s.said, "refused .git/HEAD: HEAD lands only as a branch or a commit id"));
+    assert_non_null(
+        strstr(s.said, "refused .git/HEAD: HEAD lands only as a branch or a commit id"));
     assert_non_null(strstr(s.said, "added .git/refs/heads/new"));
     assert_non_null(strstr(s.said, "refs/heads/main moved not as a fast-forward"));
     cleanup_free char *nw = git_out("rev-parse new");
@@ -220,15 +241,15 @@ static void test_refs(void **state)
     cleanup_free char *tag = git_out("rev-parse v1");
     assert_string_equal(tag, a);
     cp_report_dispose(&rep);
+    remove_tree(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_ref_names),
-        cmocka_unit_test_setup_teardown(test_object, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refs, setup, teardown),
+        cmocka_unit_test(test_table_refuses), cmocka_unit_test(test_table_lands),
+        cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
+        cmocka_unit_test(test_refs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
