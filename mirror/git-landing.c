@@ -215,8 +215,7 @@ static int copy_in(struct gl *g, const char *rel, mode_t mode, bool replace)
             return -1;
         }
     }
-    if (fsync(out) < 0 ||
-        renameat2(dirfd, tmp, dirfd, base, replace ? 0 : RENAME_NOREPLACE) < 0) {
+    if (fsync(out) < 0 || renameat2(dirfd, tmp, dirfd, base, replace ? 0 : RENAME_NOREPLACE) < 0) {
         int saved = errno;
         unlinkat(dirfd, tmp, 0);
         errno = saved;
@@ -320,8 +319,13 @@ static int git_here(struct gl *g, char *const *args)
                    gitdir,
                    NULL};
     struct cp_strvec argv = {0};
-    const char *fixed[] = {"git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-                           "-c", "core.useReplaceRefs=false"};
+    const char *fixed[] = {"git",
+                           "-c",
+                           "core.fsmonitor=false",
+                           "-c",
+                           "core.hooksPath=/dev/null",
+                           "-c",
+                           "core.useReplaceRefs=false"};
     for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
         cp_strvec_push(&argv, fixed[i]);
     for (size_t i = 0; args[i] != NULL; i++)
