@@ -19,6 +19,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "mirror/git-landing.h"
 #include "mirror/layer.h"
 #include "mirror/staging.h"
 #include "mirror/walk.h"
@@ -553,12 +554,34 @@ static void refuse_tree(struct layer *l, int ufd, const char *rel, const char *w
         refuse(l, rel, why);
 }
 
+static void git_refuse(void *ctx, const char *path, const char *why)
+{
+    refuse(ctx, path, why);
+}
+
+static void git_tell(void *ctx, const char *what, const char *path, const char *why)
+{
+    tell(ctx, what, path, why);
+}
+
 static void land_dir(struct layer *l, int udirfd, const char *name, const char *path,
                      const struct stat *st)
 {
     cleanup_close int ufd = openat(udirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (ufd < 0) {
         refuse(l, path, "unreadable folder");
+        return;
+    }
+    /* The top .git lands by git's own table (mirror/git-table.c); any other stays refused. */
+    if (strcmp(path, ".git") == 0) {
+        cp_git_land(&(struct cp_git_land_opts){.rootfd = l->o->rootfd,
+                                               .upfd = ufd,
+                                               .since_ns = l->o->since_ns,
+                                               .dry_run = l->o->dry_run,
+                                               .rep = l->rep,
+                                               .refuse = git_refuse,
+                                               .tell = git_tell,
+                                               .ctx = l});
         return;
     }
     /* The rules read a last component .git as a file; a folder is one to be under. */

@@ -9,6 +9,7 @@ libconch_la_SOURCES += \
 	mirror/manifest.c mirror/manifest.h \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/layer.c mirror/layer.h \
+	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
@@ -50,6 +51,11 @@ tests_unit_test_host_run_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_host_run_CPPFLAGS = $(AM_CPPFLAGS) -DHOST_RUN_FILES=\"$(srcdir)/tests/integration/host-run-files\"
 tests_unit_test_host_run_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_host_run
+check_PROGRAMS += tests/unit/test_git_gate
+tests_unit_test_git_gate_SOURCES = tests/unit/test_git_gate.c tests/unit/put-file.h
+tests_unit_test_git_gate_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_git_gate_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_git_gate
 check_PROGRAMS += tests/unit/test_mirror_landing
 tests_unit_test_mirror_landing_SOURCES = tests/unit/test_mirror_landing.c tests/unit/one-list.h $(MIRROR_TEST_HELPERS)
 tests_unit_test_mirror_landing_CFLAGS = $(TEST_CFLAGS)

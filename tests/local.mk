@@ -166,6 +166,8 @@ EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
 # Python's start-up files never land from a sealed box (issue 35).
 TESTS += tests/integration/host-run.test
 EXTRA_DIST += tests/integration/host-run.test
+TESTS += tests/integration/git-gate.test
+EXTRA_DIST += tests/integration/git-gate.test
 
 # Allowed hosts are for fetching (issue 18): the sidecar ends TLS, a clone works and a push is
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from

@@ -47,9 +47,13 @@ static json_object *mounts(const struct cp_box_spec *s)
     json_object *a = json_object_new_array();
     json_object_array_add(a, s->layer != NULL ? layer_mount(s->layer, s->workdir)
                                               : bind_mount(s->workdir, s->workdir, false));
-    /* A .git made during the run stays in the layer: the gate never lands one. */
+    /* The top .git is seen through the layer and lands by git's table (mirror/git-table.c);
+     * every other one (submodules', nested repositories', worktrees' files) stays read-only.
+     * A .git made during the run stays in the layer: the gate never lands one. */
+    cleanup_free char *top = s->layer != NULL ? xasprintf("%s/.git", s->workdir) : NULL;
     for (size_t i = 0; s->sealed && s->gits != NULL && s->gits[i] != NULL; i++)
-        json_object_array_add(a, bind_mount(s->gits[i], s->gits[i], true));
+        if (top == NULL || strcmp(s->gits[i], top) != 0)
+            json_object_array_add(a, bind_mount(s->gits[i], s->gits[i], true));
     for (size_t i = 0; s->protected_files != NULL && s->protected_files[i] != NULL; i++)
         json_object_array_add(a, bind_mount(s->empty_file, s->protected_files[i], true));
     for (size_t i = 0;

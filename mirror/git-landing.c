@@ -1,0 +1,714 @@
+/* The top .git through the gate. Every file is reached without following a link, on both
+ * sides (mirror/walk.c). Objects are checked here by code of our own (zlib and libcrypto's
+ * digest: one loose object costs microseconds, a git process per object about a millisecond
+ * and a half); a ref's object and a branch's ancestry are asked of git's own plumbing, run
+ * here on this computer's repository with a clean environment (no global or system config,
+ * no hooks, no fsmonitor), since only git knows a commit inside a pack. Nothing the box wrote
+ * in .git's config ever lands, so the repository's own config read there is this computer's. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <json-c/json.h>
+
+#include "mirror/git-landing.h"
+#include "mirror/git-table.h"
+#include "mirror/rules.h"
+#include "mirror/walk.h"
+#include "src/base/spawn.h"
+#include "src/base/strvec.h"
+#include "src/base/util.h"
+#include "src/run/report.h"
+
+struct gl {
+    const struct cp_git_land_opts *o;
+    int hostfd; /* .git here */
+    uint64_t hostdev, updev;
+    struct cp_strvec files, whiteouts; /* rel paths in the layer's .git */
+    json_object *refs, *refused;
+    unsigned tmp_counter;
+};
+
+static bool is_whiteout(const struct stat *st)
+{
+    return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
+}
+
+static bool is_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return s[n] == '\0';
+}
+
+static void refuse(struct gl *g, const char *rel, const char *why)
+{
+    cleanup_free char *path = xasprintf(".git/%s", rel);
+    g->o->refuse(g->o->ctx, path, why);
+    if (g->o->dry_run)
+        return;
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "path", json_object_new_string(path));
+    json_object_object_add(r, "reason", json_object_new_string(why));
+    json_object_array_add(g->refused, r);
+}
+
+static void tell(struct gl *g, const char *what, const char *rel)
+{
+    cleanup_free char *path = xasprintf(".git/%s", rel);
+    g->o->tell(g->o->ctx, what, path, NULL);
+    if (!g->o->dry_run)
+        cp_run_report_file("back", path, NULL);
+}
+
+static void say_kept(struct gl *g, const char *rel, const char *box)
+{
+    cleanup_free char *shown = cp_escape(rel);
+    if (g->o->rep != NULL)
+        g->o->rep->conflicts++;
+    cp_report(g->o->rep, "changed here during the run: kept this computer's .git/%s%s%s", shown,
+              box ? "; the box's value was " : "", box ? box : "");
+}
+
+/* Every entry under the layer's .git, as files and whiteouts; anything else is refused. */
+static void collect(struct gl *g, int fd, const char *rel)
+{
+    cleanup_dir DIR *d = NULL;
+    int dfd = dup(fd);
+    if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+        if (dfd >= 0)
+            close(dfd);
+        refuse(g, rel[0] ? rel : ".", "unreadable folder");
+        return;
+    }
+    struct cp_strvec names = {0};
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            cp_strvec_push(&names, e->d_name);
+    cleanup_strv char **v = cp_strvec_steal(&names);
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
+        cleanup_free char *path = rel[0] ? xasprintf("%s/%s", rel, v[i]) : xstrdup(v[i]);
+        struct stat st;
+        if (fstatat(fd, v[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            refuse(g, path, "unreadable");
+        } else if (S_ISDIR(st.st_mode)) {
+            cleanup_close int sub =
+                openat(fd, v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0)
+                refuse(g, path, "unreadable folder");
+            else
+                collect(g, sub, path);
+        } else if (is_whiteout(&st)) {
+            cp_strvec_push(&g->whiteouts, path);
+        } else if (S_ISREG(st.st_mode)) {
+            cp_strvec_push(&g->files, path);
+        } else {
+            refuse(g, path, "not a plain file in .git");
+        }
+    }
+}
+
+static int sort_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Opens rel in the layer (read) or its folder here (write), never through a link. */
+static int open_up(struct gl *g, const char *rel)
+{
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(g->o->upfd, g->updev, rel, false, &dirfd, &base, &why) < 0)
+        return -1;
+    return openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void drop_up(struct gl *g, const char *rel)
+{
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(g->o->upfd, g->updev, rel, false, &dirfd, &base, &why) == 0)
+        unlinkat(dirfd, base, 0);
+}
+
+/* Reads a small file of the layer (a ref, HEAD, packed-refs) whole; NULL when it cannot. */
+static char *read_up(struct gl *g, const char *rel, size_t max)
+{
+    cleanup_close int fd = open_up(g, rel);
+    if (fd < 0)
+        return NULL;
+    char *buf = xmalloc(max + 1);
+    size_t n = 0;
+    for (ssize_t r; n < max && (r = read(fd, buf + n, max - n)) != 0;) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    if (n == max || strlen(buf) != n) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static char *read_here(struct gl *g, const char *rel, struct stat *st)
+{
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(g->hostfd, g->hostdev, rel, false, &dirfd, &base, &why) < 0)
+        return NULL;
+    cleanup_close int fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size > (64 << 20))
+        return NULL;
+    char *buf = xmalloc((size_t)st->st_size + 1);
+    ssize_t n = read(fd, buf, (size_t)st->st_size);
+    buf[n > 0 ? n : 0] = '\0';
+    return buf;
+}
+
+static bool changed_here(struct gl *g, const struct stat *st)
+{
+    return (int64_t)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec >= g->o->since_ns;
+}
+
+/* Copies the layer's rel to rel here through a new name in its folder: replace, or added only
+ * (an existing one is kept: EEXIST). */
+static int copy_in(struct gl *g, const char *rel, mode_t mode, bool replace)
+{
+    cleanup_close int in = open_up(g, rel);
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (in < 0 || cp_walk_parent(g->hostfd, g->hostdev, rel, true, &dirfd, &base, &why) < 0)
+        return -1;
+    char tmp[64];
+    snprintf(tmp, sizeof(tmp), ".conch-git-%ld-%u", (long)getpid(), g->tmp_counter++);
+    cleanup_close int out =
+        openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (out < 0)
+        return -1;
+    char buf[65536];
+    for (ssize_t n;;) {
+        n = read(in, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            break;
+        if (n < 0 || cp_write_all(out, buf, (size_t)n) < 0) {
+            unlinkat(dirfd, tmp, 0);
+            return -1;
+        }
+    }
+    if (fsync(out) < 0 || renameat2(dirfd, tmp, dirfd, base, replace ? 0 : RENAME_NOREPLACE) < 0) {
+        int saved = errno;
+        unlinkat(dirfd, tmp, 0);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+const char *cp_git_object_why(int fd, const char *hex)
+{
+    size_t len = strlen(hex);
+    const EVP_MD *md = len == 40 ? EVP_sha1() : len == 64 ? EVP_sha256() : NULL;
+    if (md == NULL || !is_hex(hex, len))
+        return "not an object's name";
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    z_stream z = {0};
+    if (ctx == NULL || EVP_DigestInit_ex(ctx, md, NULL) != 1 || inflateInit(&z) != Z_OK) {
+        EVP_MD_CTX_free(ctx);
+        return "cannot check it";
+    }
+    unsigned char in[16384], out[65536];
+    int zr = Z_OK;
+    while (zr != Z_STREAM_END) {
+        ssize_t n = read(fd, in, sizeof(in));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        z.next_in = in;
+        z.avail_in = (unsigned)n;
+        while (z.avail_in > 0 && zr != Z_STREAM_END) {
+            z.next_out = out;
+            z.avail_out = sizeof(out);
+            zr = inflate(&z, Z_NO_FLUSH);
+            if (zr != Z_OK && zr != Z_STREAM_END)
+                break;
+            EVP_DigestUpdate(ctx, out, sizeof(out) - z.avail_out);
+        }
+        if (zr != Z_OK && zr != Z_STREAM_END)
+            break;
+    }
+    inflateEnd(&z);
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned dl = 0;
+    EVP_DigestFinal_ex(ctx, d, &dl);
+    EVP_MD_CTX_free(ctx);
+    if (zr != Z_STREAM_END)
+        return "a loose object that does not inflate";
+    char got[2 * EVP_MAX_MD_SIZE + 1];
+    for (unsigned i = 0; i < dl; i++)
+        snprintf(got + 2 * i, 3, "%02x", d[i]);
+    return strcmp(got, hex) == 0 ? NULL : "a loose object whose content does not match its name";
+}
+
+static void land_object(struct gl *g, const char *rel)
+{
+    /* objects/xx/yyyy...: the name is the folder and the file together. */
+    const char *p = rel + strlen("objects/");
+    const char *slash = strchr(p, '/');
+    if (slash == NULL || slash - p != 2 || strchr(slash + 1, '/') != NULL) {
+        refuse(g, rel, "not on git's table");
+        return;
+    }
+    char hex[72];
+    snprintf(hex, sizeof(hex), "%.2s%s", p, slash + 1);
+    cleanup_close int fd = open_up(g, rel);
+    const char *why = fd < 0 ? "unreadable" : cp_git_object_why(fd, hex);
+    if (why != NULL) {
+        refuse(g, rel, why);
+        return;
+    }
+    if (g->o->dry_run) {
+        tell(g, "added", rel);
+        return;
+    }
+    if (copy_in(g, rel, 0444, false) < 0 && errno != EEXIST) {
+        refuse(g, rel, "cannot add it here");
+        return;
+    }
+    drop_up(g, rel);
+    if (g->o->rep != NULL)
+        g->o->rep->landed++;
+}
+
+/* git run here on this repository: a clean environment, this computer's repository config
+ * (never the box's), no hooks, no fsmonitor. The exit status, or -1. */
+static int git_here(struct gl *g, char *const *args)
+{
+    int dirfd = fcntl(g->hostfd, F_DUPFD, 10); /* inherited: no close-on-exec */
+    if (dirfd < 0)
+        return -1;
+    cleanup_free char *gitdir = xasprintf("GIT_DIR=/proc/self/fd/%d", dirfd);
+    char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                   "HOME=/nonexistent",
+                   "LC_ALL=C",
+                   "GIT_CONFIG_NOSYSTEM=1",
+                   "GIT_CONFIG_GLOBAL=/dev/null",
+                   "GIT_NO_REPLACE_OBJECTS=1",
+                   "GIT_OPTIONAL_LOCKS=0",
+                   "GIT_TERMINAL_PROMPT=0",
+                   gitdir,
+                   NULL};
+    struct cp_strvec argv = {0};
+    const char *fixed[] = {"git",
+                           "-c",
+                           "core.fsmonitor=false",
+                           "-c",
+                           "core.hooksPath=/dev/null",
+                           "-c",
+                           "core.useReplaceRefs=false"};
+    for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+        cp_strvec_push(&argv, fixed[i]);
+    for (size_t i = 0; args[i] != NULL; i++)
+        cp_strvec_push(&argv, args[i]);
+    cleanup_strv char **v = cp_strvec_steal(&argv);
+    struct cp_spawn_opts so = {.in = {CP_STDIO_NULL},
+                               .out = {CP_STDIO_NULL},
+                               .err = {CP_STDIO_NULL},
+                               .path_search = true,
+                               .env = env,
+                               .default_signals = true,
+                               .what = "git"};
+    struct cp_child c = CP_CHILD_INIT;
+    int status = -1;
+    cp_error_t err = NULL;
+    if (cp_spawn(v, &so, &c, &err) == 0 && cp_child_wait(&c, &status, &err) == 0)
+        status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    else
+        status = -1;
+    cp_error_free(&err);
+    close(dirfd);
+    return status;
+}
+
+static bool object_here(struct gl *g, const char *hex)
+{
+    cleanup_free char *spec = xasprintf("%s^{object}", hex);
+    return git_here(g, (char *[]){"cat-file", "-e", spec, NULL}) == 0;
+}
+
+static bool ancestor_here(struct gl *g, const char *old, const char *new)
+{
+    return git_here(g, (char *[]){"merge-base", "--is-ancestor", (char *)old, (char *)new, NULL}) ==
+           0;
+}
+
+/* A ref value: hex and one newline; NULL when it is not one. */
+static char *ref_value(char *text)
+{
+    if (text == NULL)
+        return NULL;
+    size_t n = strcspn(text, "\n");
+    if ((text[n] == '\n' && text[n + 1] != '\0') || (n != 40 && n != 64))
+        return NULL;
+    text[n] = '\0';
+    return is_hex(text, n) ? text : NULL;
+}
+
+/* This computer's value of the ref, loose or packed, into val (empty: none); its file's stat
+ * in st (the loose file, else packed-refs). */
+static void ref_here(struct gl *g, const char *name, char val[72], struct stat *st)
+{
+    val[0] = '\0';
+    memset(st, 0, sizeof(*st));
+    cleanup_free char *loose = read_here(g, name, st);
+    if (loose != NULL) {
+        const char *v = ref_value(loose);
+        snprintf(val, 72, "%s", v ? v : "?");
+        return;
+    }
+    memset(st, 0, sizeof(*st));
+    cleanup_free char *packed = read_here(g, "packed-refs", st);
+    size_t nl = strlen(name);
+    for (char *line = packed, *next; line != NULL && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        char *sp = strchr(line, ' ');
+        if (line[0] != '#' && line[0] != '^' && sp != NULL && strncmp(sp + 1, name, nl) == 0 &&
+            sp[1 + nl] == '\0' && (sp - line == 40 || sp - line == 64)) {
+            snprintf(val, 72, "%.*s", (int)(sp - line), line);
+            return;
+        }
+    }
+}
+
+static void add_reflog(struct gl *g, const char *name, const char *old, const char *new)
+{
+    cleanup_free char *rel = xasprintf("logs/%s", name);
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(g->hostfd, g->hostdev, rel, true, &dirfd, &base, &why) < 0)
+        return;
+    cleanup_close int fd =
+        openat(dirfd, base, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    cleanup_free char *line =
+        xasprintf("%s %s conch-place <conch-place@localhost> %lld +0000\tconch-place: a sealed "
+                  "box moved it, not as a fast-forward (it was %s)\n",
+                  old, new, (long long)time(NULL), old);
+    (void)cp_write_all(fd, line, strlen(line));
+}
+
+static void note_ref(struct gl *g, const char *name, const char *old, const char *new,
+                     const char *how)
+{
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "ref", json_object_new_string(name));
+    json_object_object_add(r, "old", old[0] ? json_object_new_string(old) : NULL);
+    json_object_object_add(r, "new", json_object_new_string(new));
+    json_object_object_add(r, "how", json_object_new_string(how));
+    json_object_array_add(g->refs, r);
+}
+
+/* Writes name = val here as a loose ref (a packed one is overridden by it, as git does). */
+static int write_ref(struct gl *g, const char *name, const char *val)
+{
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(g->hostfd, g->hostdev, name, true, &dirfd, &base, &why) < 0)
+        return -1;
+    char tmp[64];
+    snprintf(tmp, sizeof(tmp), ".conch-git-%ld-%u", (long)getpid(), g->tmp_counter++);
+    cleanup_close int fd =
+        openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    cleanup_free char *line = xasprintf("%s\n", val);
+    if (fd < 0 || cp_write_all(fd, line, strlen(line)) < 0 || fsync(fd) < 0 ||
+        renameat(dirfd, tmp, dirfd, base) < 0) {
+        if (fd >= 0)
+            unlinkat(dirfd, tmp, 0);
+        return -1;
+    }
+    return 0;
+}
+
+/* One ref the box set: the rules, then it lands. shown: where it came from (rel). true when it
+ * is done with (landed, or already so). */
+static bool land_ref(struct gl *g, const char *name, const char *val, enum cp_git_kind kind,
+                     const char *shown)
+{
+    if (!cp_git_ref_name_ok(name)) {
+        refuse(g, shown, "not a ref name git writes");
+        return false;
+    }
+    char old[72];
+    struct stat st;
+    ref_here(g, name, old, &st);
+    if (strcmp(old, val) == 0)
+        return true;
+    if (g->o->dry_run) {
+        tell(g, old[0] ? "changed" : "added", name);
+        return false;
+    }
+    if (old[0] && changed_here(g, &st)) {
+        say_kept(g, name, val);
+        return false;
+    }
+    if (kind == CP_GIT_TAG && old[0]) {
+        refuse(g, shown, "a tag here is never moved (only new tags land)");
+        return false;
+    }
+    if (!object_here(g, val)) {
+        refuse(g, shown, "a ref naming an object that is not here");
+        return false;
+    }
+    bool forced = old[0] && (strcmp(old, "?") == 0 || !ancestor_here(g, old, val));
+    if (write_ref(g, name, val) < 0) {
+        refuse(g, shown, "cannot write it here");
+        return false;
+    }
+    if (forced) {
+        add_reflog(g, name, old, val);
+        cleanup_free char *s = cp_escape(name);
+        cp_report(g->o->rep,
+                  "%s moved not as a fast-forward (from %.12s to %.12s): its old value is in "
+                  "its reflog (git reflog %s)",
+                  s, old, val, s);
+    }
+    note_ref(g, name, old, val, !old[0] ? "added" : forced ? "forced" : "fast-forward");
+    tell(g, old[0] ? "changed" : "added", name);
+    if (g->o->rep != NULL)
+        g->o->rep->landed++;
+    return true;
+}
+
+/* packed-refs: each entry under the ref rules, as a loose ref here; never the file. */
+static void land_packed(struct gl *g)
+{
+    cleanup_free char *text = read_up(g, "packed-refs", 64 << 20);
+    if (text == NULL) {
+        refuse(g, "packed-refs", "unreadable");
+        return;
+    }
+    bool all = true;
+    for (char *line = text, *next; *line; line = next) {
+        next = strchr(line, '\n');
+        if (next == NULL)
+            next = line + strlen(line);
+        else
+            *next++ = '\0';
+        if (line[0] == '#' || line[0] == '^' || line[0] == '\0')
+            continue;
+        char *sp = strchr(line, ' ');
+        if (sp == NULL) {
+            refuse(g, "packed-refs", "a line that is not a ref");
+            all = false;
+            continue;
+        }
+        *sp = '\0';
+        const char *name = sp + 1, *why = NULL;
+        enum cp_git_kind k = cp_git_table_kind(name, &why);
+        char *val = ref_value(line);
+        if (cp_strvec_has(&g->files, name)) /* the loose one is the ref */
+            continue;
+        if (k != CP_GIT_REF && k != CP_GIT_TAG) {
+            cleanup_free char *r = xasprintf("packed-refs: %s", name);
+            refuse(g, r, k == CP_GIT_REFUSED ? why : "not a ref");
+            all = false;
+        } else if (val == NULL) {
+            refuse(g, "packed-refs", "a line that is not a ref");
+            all = false;
+        } else if (!land_ref(g, name, val, k, "packed-refs")) {
+            all = false;
+        }
+    }
+    if (all && !g->o->dry_run)
+        drop_up(g, "packed-refs");
+}
+
+static void land_head(struct gl *g)
+{
+    cleanup_free char *text = read_up(g, "HEAD", 4096);
+    size_t n = text ? strcspn(text, "\n") : 0;
+    if (text == NULL || (text[n] == '\n' && text[n + 1] != '\0')) {
+        refuse(g, "HEAD", "HEAD lands only as a branch or a commit id");
+        return;
+    }
+    text[n] = '\0';
+    bool branch = strncmp(text, "ref: refs/heads/", 16) == 0 && cp_git_ref_name_ok(text + 5);
+    if (!branch && (!is_hex(text, n) || (n != 40 && n != 64))) {
+        refuse(g, "HEAD", "HEAD lands only as a branch or a commit id");
+        return;
+    }
+    struct stat st;
+    cleanup_free char *here = read_here(g, "HEAD", &st);
+    if (here != NULL && strcspn(here, "\n") == n && strncmp(here, text, n) == 0) {
+        drop_up(g, "HEAD");
+        return;
+    }
+    if (g->o->dry_run) {
+        tell(g, "changed", "HEAD");
+        return;
+    }
+    if (here != NULL && changed_here(g, &st)) {
+        say_kept(g, "HEAD", text);
+        return;
+    }
+    if (!branch && !object_here(g, text)) {
+        refuse(g, "HEAD", "a commit id that is not here");
+        return;
+    }
+    if (copy_in(g, "HEAD", 0644, true) < 0) {
+        refuse(g, "HEAD", "cannot write it here");
+        return;
+    }
+    drop_up(g, "HEAD");
+    tell(g, "changed", "HEAD");
+    if (g->o->rep != NULL)
+        g->o->rep->landed++;
+}
+
+static void land_file(struct gl *g, const char *rel)
+{
+    struct stat st;
+    cleanup_free char *here = read_here(g, rel, &st);
+    if (g->o->dry_run) {
+        tell(g, here ? "changed" : "added", rel);
+        return;
+    }
+    if (here != NULL && changed_here(g, &st)) {
+        say_kept(g, rel, NULL);
+        return;
+    }
+    if (copy_in(g, rel, 0644, true) < 0) {
+        refuse(g, rel, "cannot write it here");
+        return;
+    }
+    drop_up(g, rel);
+    tell(g, here ? "changed" : "added", rel);
+    if (g->o->rep != NULL)
+        g->o->rep->landed++;
+}
+
+/* Something the box deleted in .git: only git's state files go (when not changed here). */
+static void land_whiteout(struct gl *g, const char *rel)
+{
+    const char *why = NULL;
+    enum cp_git_kind k = cp_git_table_kind(rel, &why);
+    bool state = k == CP_GIT_FILE && strncmp(rel, "logs/", 5) != 0 && strcmp(rel, "index") != 0;
+    if (k == CP_GIT_OBJECT)
+        why = "nothing under objects/ is deleted here";
+    else if (k == CP_GIT_REF || k == CP_GIT_TAG || k == CP_GIT_PACKED_REFS)
+        why = "a deleted ref is kept here (delete it here: git branch -D, git tag -d)";
+    else if (k == CP_GIT_FILE && !state)
+        why = "the index and reflogs are never deleted here";
+    else if (k == CP_GIT_HEAD)
+        why = "HEAD is never deleted here";
+    if (!state) {
+        refuse(g, rel, why);
+        return;
+    }
+    cleanup_close int dirfd = -1;
+    const char *base = NULL;
+    struct stat st;
+    if (cp_walk_parent(g->hostfd, g->hostdev, rel, false, &dirfd, &base, &why) < 0 ||
+        fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return;
+    if (g->o->dry_run) {
+        tell(g, "deleted", rel);
+        return;
+    }
+    if (changed_here(g, &st)) {
+        say_kept(g, rel, NULL);
+        return;
+    }
+    if (S_ISREG(st.st_mode) && unlinkat(dirfd, base, 0) == 0)
+        tell(g, "deleted", rel);
+}
+
+void cp_git_land(const struct cp_git_land_opts *o)
+{
+    struct gl g = {.o = o, .hostfd = -1};
+    struct stat st;
+    g.refs = json_object_new_array();
+    g.refused = json_object_new_array();
+    g.hostfd = openat(o->rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    collect(&g, o->upfd, "");
+    if (g.files.n > 1)
+        qsort(g.files.v, g.files.n, sizeof(char *), sort_names);
+    if (fstat(o->upfd, &st) == 0)
+        g.updev = (uint64_t)st.st_dev;
+    if (g.hostfd < 0 || fstat(g.hostfd, &st) < 0) {
+        for (size_t i = 0; i < g.files.n; i++)
+            refuse(&g, g.files.v[i], "under a .git folder (none is here)");
+        goto done;
+    }
+    g.hostdev = (uint64_t)st.st_dev;
+    /* Objects first: a landing cut short after them leaves only unreachable objects. */
+    for (size_t i = 0; i < g.files.n; i++) {
+        const char *why = NULL;
+        if (cp_git_table_kind(g.files.v[i], &why) == CP_GIT_OBJECT)
+            land_object(&g, g.files.v[i]);
+    }
+    for (size_t i = 0; i < g.files.n; i++) {
+        const char *why = NULL;
+        enum cp_git_kind k = cp_git_table_kind(g.files.v[i], &why);
+        if (k == CP_GIT_FILE)
+            land_file(&g, g.files.v[i]);
+        else if (k == CP_GIT_REFUSED)
+            refuse(&g, g.files.v[i], why);
+    }
+    for (size_t i = 0; i < g.files.n; i++) {
+        const char *why = NULL;
+        const char *rel = g.files.v[i];
+        enum cp_git_kind k = cp_git_table_kind(rel, &why);
+        if (k != CP_GIT_REF && k != CP_GIT_TAG)
+            continue;
+        cleanup_free char *text = read_up(&g, rel, 4096);
+        char *val = ref_value(text);
+        if (val == NULL)
+            refuse(&g, rel, "a ref that is not an object id (a symbolic ref never lands)");
+        else if (land_ref(&g, rel, val, k, rel) && !o->dry_run)
+            drop_up(&g, rel);
+    }
+    if (cp_strvec_has(&g.files, "packed-refs"))
+        land_packed(&g);
+    if (cp_strvec_has(&g.files, "HEAD"))
+        land_head(&g);
+    for (size_t i = 0; i < g.whiteouts.n; i++)
+        land_whiteout(&g, g.whiteouts.v[i]);
+done:
+    if (!o->dry_run && cp_run_report_on() &&
+        (json_object_array_length(g.refs) > 0 || json_object_array_length(g.refused) > 0)) {
+        json_object *git = json_object_new_object();
+        json_object_object_add(git, "refs", json_object_get(g.refs));
+        json_object_object_add(git, "refused", json_object_get(g.refused));
+        cp_run_report_take("git", git);
+    }
+    json_object_put(g.refs);
+    json_object_put(g.refused);
+    cp_strvec_dispose(&g.files);
+    cp_strvec_dispose(&g.whiteouts);
+    if (g.hostfd >= 0)
+        close(g.hostfd);
+}

@@ -1,0 +1,255 @@
+/* The top .git's table and its rules (issue 32): each row's kind and reason, ref names git
+ * writes, a loose object checked against its name, and refs checked as they land (an object
+ * that is not here, a tag moved, HEAD that is no branch, a branch forced backwards recorded). */
+#include "config.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "mirror/git-landing.h"
+#include "mirror/git-table.h"
+#include "src/base/spawn.h"
+#include "src/base/util.h"
+#include "tests/unit/put-file.h"
+
+static const char *why_of(const char *rel, enum cp_git_kind want)
+{
+    const char *why = NULL;
+    assert_int_equal(cp_git_table_kind(rel, &why), want);
+    return why;
+}
+
+static void test_table_refuses(void **state)
+{
+    (void)state;
+    assert_non_null(strstr(why_of("config", CP_GIT_REFUSED), "core.hooksPath"));
+    assert_non_null(strstr(why_of("config.worktree", CP_GIT_REFUSED), "config"));
+    assert_non_null(strstr(why_of("hooks/post-commit", CP_GIT_REFUSED), "runs them"));
+    assert_non_null(strstr(why_of("info/attributes", CP_GIT_REFUSED), "filters"));
+    assert_non_null(strstr(why_of("info/exclude", CP_GIT_REFUSED), "info/"));
+    assert_non_null(strstr(why_of("modules/m/config", CP_GIT_REFUSED), "submodules"));
+    assert_non_null(strstr(why_of("modules/m/hooks/x", CP_GIT_REFUSED), "hooks"));
+    assert_non_null(strstr(why_of("commondir", CP_GIT_REFUSED), "another git folder"));
+    assert_non_null(strstr(why_of("gitdir", CP_GIT_REFUSED), "another folder"));
+    assert_non_null(strstr(why_of("objects/info/alternates", CP_GIT_REFUSED), "alternate"));
+    assert_non_null(strstr(why_of("shallow", CP_GIT_REFUSED), "history"));
+    assert_non_null(strstr(why_of("rebase-merge/git-rebase-todo", CP_GIT_REFUSED), "exec"));
+    assert_non_null(strstr(why_of("refs/notes/commits", CP_GIT_REFUSED), "outside"));
+    assert_non_null(strstr(why_of("refs/heads", CP_GIT_REFUSED), "outside"));
+    assert_string_equal(why_of("description", CP_GIT_REFUSED), "not on git's table");
+    assert_string_equal(why_of("index.lock", CP_GIT_REFUSED), "not on git's table");
+}
+
+static void test_table_lands(void **state)
+{
+    (void)state;
+    why_of("objects/ab/cdef", CP_GIT_OBJECT);
+    why_of("refs/heads/a/b", CP_GIT_REF);
+    why_of("refs/remotes/origin/main", CP_GIT_REF);
+    why_of("refs/stash", CP_GIT_REF);
+    why_of("refs/tags/v1", CP_GIT_TAG);
+    why_of("packed-refs", CP_GIT_PACKED_REFS);
+    why_of("HEAD", CP_GIT_HEAD);
+    why_of("index", CP_GIT_FILE);
+    why_of("logs/refs/heads/main", CP_GIT_FILE);
+    why_of("COMMIT_EDITMSG", CP_GIT_FILE);
+    why_of("ORIG_HEAD", CP_GIT_FILE);
+}
+
+static void test_ref_names(void **state)
+{
+    (void)state;
+    assert_true(cp_git_ref_name_ok("refs/heads/main"));
+    assert_true(cp_git_ref_name_ok("refs/heads/a/b-c_d.e"));
+    const char *bad[] = {"refs/heads/a..b", "refs/heads/x.lock", "refs/heads/a.lock/b",
+                         "refs/heads/@{x}", "refs/heads/a b",    "refs/heads/.hidden",
+                         "refs/heads/x/",   "refs/heads/a//b",   "refs/heads/a:b",
+                         "refs/heads/a\\b", "/refs/heads/a",     ""};
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+        assert_false(cp_git_ref_name_ok(bad[i]));
+}
+
+static char dir[64];
+
+/* A scratch folder, with git here kept from the person's config; removed by the test. */
+static void scratch(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/conch-git-gate-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    setenv("HOME", dir, 1);
+    setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+}
+
+/* sh -c script; its exit status. */
+static int shell(const char *script)
+{
+    struct cp_child c = CP_CHILD_INIT;
+    cp_error_t err = NULL;
+    int status = -1;
+    if (cp_spawn((char *[]){"sh", "-c", (char *)script, NULL},
+                 &(struct cp_spawn_opts){.path_search = true}, &c, &err) < 0 ||
+        cp_child_wait(&c, &status, &err) < 0) {
+        cp_error_free(&err);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The object file for bytes, compressed, into dir/obj; its SHA-1 in hex. */
+static int object_file(const char *bytes, size_t n, char hex[41])
+{
+    unsigned char z[256];
+    uLongf zn = sizeof(z);
+    assert_int_equal(compress(z, &zn, (const unsigned char *)bytes, n), Z_OK);
+    unsigned char d[20];
+    unsigned dl = 0;
+    EVP_Digest(bytes, n, d, &dl, EVP_sha1(), NULL);
+    for (int i = 0; i < 20; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    cleanup_free char *p = xasprintf("%s/obj", dir);
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, z, zn), (ssize_t)zn);
+    lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
+static void test_object(void **state)
+{
+    (void)state;
+    scratch();
+    char hex[41];
+    const char blob[] = "blob 6\0hello\n";
+    int fd = object_file(blob, sizeof(blob) - 1, hex);
+    assert_null(cp_git_object_why(fd, hex));
+    lseek(fd, 0, SEEK_SET);
+    char other[41];
+    memcpy(other, hex, sizeof(other));
+    other[0] = other[0] == 'f' ? 'e' : 'f';
+    assert_string_equal(cp_git_object_why(fd, other),
+                        "a loose object whose content does not match its name");
+    lseek(fd, 0, SEEK_SET);
+    assert_string_equal(cp_git_object_why(fd, "abc"), "not an object's name");
+    close(fd);
+    cleanup_free char *p = xasprintf("%s/junk", dir);
+    put(dir, "junk", "not zlib at all");
+    fd = open(p, O_RDONLY);
+    assert_string_equal(cp_git_object_why(fd, hex), "a loose object that does not inflate");
+    close(fd);
+    remove_tree(dir);
+}
+
+struct seen {
+    char said[8192];
+};
+
+static void on_refuse(void *ctx, const char *path, const char *why)
+{
+    struct seen *s = ctx;
+    size_t n = strlen(s->said);
+    snprintf(s->said + n, sizeof(s->said) - n, "refused %s: %s\n", path, why);
+}
+
+static void on_tell(void *ctx, const char *what, const char *path, const char *why)
+{
+    struct seen *s = ctx;
+    size_t n = strlen(s->said);
+    snprintf(s->said + n, sizeof(s->said) - n, "%s %s\n", what, path);
+}
+
+static char *git_out(const char *cmd)
+{
+    cleanup_free char *full =
+        xasprintf("cd %s/work && git -c user.name=t -c user.email=t@e %s", dir, cmd);
+    FILE *f = popen(full, "r");
+    assert_non_null(f);
+    char buf[128] = "";
+    if (fgets(buf, sizeof(buf), f) == NULL)
+        buf[0] = '\0';
+    pclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return xstrdup(buf);
+}
+
+static void say_line(void *ctx, const char *line)
+{
+    on_tell(ctx, "said", line, NULL);
+}
+
+static void test_refs(void **state)
+{
+    (void)state;
+    scratch();
+    cleanup_free char *init =
+        xasprintf("mkdir -p %s/work %s/up/.git && cd %s/work && git init -q -b main && "
+                  "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m a && "
+                  "git tag v1 && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m b",
+                  dir, dir, dir);
+    assert_int_equal(shell(init), 0);
+    cleanup_free char *a = git_out("rev-parse HEAD~1");
+    cleanup_free char *b = git_out("rev-parse HEAD");
+    cleanup_free char *up = xasprintf("%s/up/.git", dir);
+    cleanup_free char *va = xasprintf("%s\n", a);
+    cleanup_free char *vb = xasprintf("%s\n", b);
+    put(up, "refs/heads/ghost", "0123456789012345678901234567890123456789\n");
+    put(up, "refs/heads/new", vb);
+    put(up, "refs/heads/main", va); /* backwards */
+    put(up, "refs/tags/v1", vb);    /* a tag moved */
+    put(up, "refs/heads/sym", "ref: refs/heads/main\n");
+    put(up, "HEAD", "ref: refs/heads/../config\n");
+    cleanup_free char *work = xasprintf("%s/work", dir);
+    struct seen s = {{0}};
+    struct cp_mirror_report rep = {.say = say_line, .ctx = &s};
+    int rootfd = open(work, O_RDONLY | O_DIRECTORY);
+    int upfd = open(up, O_RDONLY | O_DIRECTORY);
+    cp_git_land(&(struct cp_git_land_opts){.rootfd = rootfd,
+                                           .upfd = upfd,
+                                           .since_ns = INT64_MAX,
+                                           .rep = &rep,
+                                           .refuse = on_refuse,
+                                           .tell = on_tell,
+                                           .ctx = &s});
+    close(rootfd);
+    close(upfd);
+    assert_non_null(
+        strstr(s.said, "refused .git/refs/heads/ghost: a ref naming an object that is not here"));
+    assert_non_null(strstr(s.said, "refused .git/refs/tags/v1: a tag here is never moved"));
+    assert_non_null(strstr(s.said, "refused .git/refs/heads/sym: a ref that is not an object id"));
+    assert_non_null(
+        strstr(s.said, "refused .git/HEAD: HEAD lands only as a branch or a commit id"));
+    assert_non_null(strstr(s.said, "added .git/refs/heads/new"));
+    assert_non_null(strstr(s.said, "refs/heads/main moved not as a fast-forward"));
+    cleanup_free char *nw = git_out("rev-parse new");
+    assert_string_equal(nw, b);
+    cleanup_free char *mn = git_out("rev-parse main");
+    assert_string_equal(mn, a);
+    cleanup_free char *log = git_out("reflog -1 --format=%gs main");
+    assert_non_null(strstr(log, b));
+    cleanup_free char *tag = git_out("rev-parse v1");
+    assert_string_equal(tag, a);
+    cp_report_dispose(&rep);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_refuses), cmocka_unit_test(test_table_lands),
+        cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
+        cmocka_unit_test(test_refs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
