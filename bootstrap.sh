@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 mode=${1:-run}
 
 packages="build-essential autoconf automake libtool pkg-config clang clang-format \
-libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libssl-dev libcmocka-dev libc-ares-dev libyaml-dev libhttp-parser-dev \
+libcurl4-openssl-dev libjson-c-dev libarchive-dev libssh2-1-dev libssl-dev libcmocka-dev libc-ares-dev libyaml-dev libhttp-parser-dev zlib1g-dev \
 curl ca-certificates git util-linux openssl python3"
 # Podman with what it needs without root (uidmap, slirp4netns, fuse-overlayfs), for every person,
 # and mmdebstrap, which makes the work image without root.
