@@ -9,6 +9,7 @@ libconch_la_SOURCES += \
 	mirror/manifest.c mirror/manifest.h \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/layer.c mirror/layer.h \
+	mirror/links.c mirror/links.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \

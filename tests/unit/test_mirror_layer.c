@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -190,7 +191,7 @@ static void test_layer__links__relative_inside_only(void **state)
     /* A chain: bin/up leads to the folder itself, so "bin/up/.." reads as inside and is out. */
     link_at(up, "bin/up", "..");
     link_at(up, "chain", "bin/up/..");
-    link_at(up, "dotted", "bin/./ok");
+    link_at(up, "dotted", "bin/./ok"); /* resolved, not read: inside, it lands */
     land(&layer_rules, since);
     char target[64] = "";
     snprintf(path, sizeof(path), "%s/bin/ok", work);
@@ -201,7 +202,89 @@ static void test_layer__links__relative_inside_only(void **state)
     snprintf(path, sizeof(path), "%s/bin/up", work);
     assert_int_equal(readlink(path, target, sizeof(target) - 1), 2); /* "..": the folder */
     assert_false(exists(work, "chain"));
-    assert_false(exists(work, "dotted"));
+    assert_true(exists(work, "dotted"));
+}
+
+/* The attack of issue 38: d -> ., u1 -> d/.., uN -> u(N-1)/.. up to u30, and config.json ->
+ * u30/etc/passwd. Each link's text alone reads as inside; resolved, u1 already leads out. */
+static void test_layer__link_chain_climbing_out__refused(void **state)
+{
+    int64_t since = before_run();
+    char name[16], target[32];
+    link_at(up, "d", ".");
+    link_at(up, "u1", "d/..");
+    for (int i = 2; i <= 30; i++) {
+        snprintf(name, sizeof(name), "u%d", i);
+        snprintf(target, sizeof(target), "u%d/..", i - 1);
+        link_at(up, name, target);
+    }
+    link_at(up, "config.json", "u30/etc/passwd");
+    link_at(up, "inside", "d/d/d/x"); /* through the box's own link, staying in */
+    land(&layer_rules, since);
+    assert_false(exists(work, "config.json"));
+    assert_false(exists(work, "u1"));
+    assert_false(exists(work, "u30"));
+    assert_true(exists(work, "d"));
+    assert_true(exists(work, "inside"));
+    assert_non_null(strstr(said, "config.json (a link that leads out of the work folder)"));
+}
+
+/* This computer's links are on the way too: up -> .. here makes the box's up/x lead out, and
+ * keys -> .ssh here makes keys/id the protected .ssh/id. */
+static void test_layer__link_through_a_link_here__judged_where_it_leads(void **state)
+{
+    int64_t since = before_run();
+    mkdir(work, 0755);
+    link_at(work, "up", "..");
+    put(work, ".ssh/id", "key");
+    link_at(work, "keys", ".ssh");
+    link_at(up, "out", "up/outside");
+    link_at(up, "key", "keys/id");
+    link_at(up, "via", "hop");
+    link_at(up, "hop", ".git/hooks"); /* a link through the box's link to a protected place */
+    link_at(up, "fine", "keys2/x");
+    land(&layer_rules, since);
+    assert_false(exists(work, "out"));
+    assert_false(exists(work, "key"));
+    assert_false(exists(work, "via"));
+    assert_true(exists(work, "fine"));
+    assert_non_null(strstr(said, "key (a link through or to a place that never lands)"));
+}
+
+/* A bounded depth: 45 links in a row are refused with words, 30 land. */
+static void test_layer__links_past_the_bound__refused_with_words(void **state)
+{
+    int64_t since = before_run();
+    char name[16], target[16];
+    for (int i = 1; i <= 45; i++) {
+        snprintf(name, sizeof(name), "l%d", i);
+        snprintf(target, sizeof(target), "l%d", i + 1);
+        link_at(up, name, target);
+    }
+    land(&layer_rules, since);
+    assert_false(exists(work, "l1"));
+    assert_true(exists(work, "l30"));
+    assert_non_null(strstr(said, "l1 (a link whose way takes more than 40 links)"));
+}
+
+/* .claude -> shared-ai here: the box wrote through it in its own view, so its layer holds
+ * shared-ai/settings.json, which is .claude/settings.json here and must not land; nor may the
+ * box's .vscode -> cfg make its cfg/tasks.json this computer's .vscode/tasks.json. */
+static void test_layer__host_run_folder_that_is_a_link_here__refused(void **state)
+{
+    int64_t since = before_run();
+    put(work, "shared-ai/notes", "mine");
+    link_at(work, ".claude", "shared-ai");
+    put(up, "shared-ai/settings.json", "{\"hooks\":{}}");
+    put(up, "cfg/tasks.json", "{}");
+    link_at(up, ".vscode", "cfg");
+    put(up, "plain", "lands");
+    land(&layer_rules, since);
+    assert_false(exists(work, "shared-ai/settings.json"));
+    assert_false(exists(work, "cfg/tasks.json"));
+    assert_true(exists(work, "plain"));
+    assert_non_null(strstr(said, "shared-ai/settings.json"));
+    assert_non_null(strstr(said, "cfg/tasks.json"));
 }
 
 /* A landing cut by kill -9 left its staging folder in the work folder: the next landing removes
@@ -345,6 +428,67 @@ static void test_layer__another_file_system__copied_then_renamed(void **state)
     snprintf(up, sizeof(up), "%s", saved);
 }
 
+static bool file_is(void *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+/* The person saves f here while the landing from another file system holds its staged copy
+ * (CONCH_TEST_HOLD_STAGED): the check made at the rename keeps the save, the box's lands
+ * beside. The staging folder is outside the work folder ($TMPDIR, on its file system). */
+static void test_layer__save_during_a_cross_disk_landing__kept(void **state)
+{
+    struct stat a, b;
+    char far[64] = "/dev/shm/conch-layer-XXXXXX";
+    if (stat("/dev/shm", &a) < 0 || stat(top, &b) < 0 || a.st_dev == b.st_dev ||
+        mkdtemp(far) == NULL)
+        skip();
+    char saved[96], hold[128], held[160], go[160], path[256];
+    snprintf(saved, sizeof(saved), "%s", up);
+    snprintf(up, sizeof(up), "%s", far);
+    snprintf(hold, sizeof(hold), "%s/hold", top);
+    snprintf(held, sizeof(held), "%s/held", hold);
+    snprintf(go, sizeof(go), "%s/go", hold);
+    mkdir(hold, 0700);
+    assert_int_equal(mkfifo(go, 0600), 0);
+    put(work, "f", "old");
+    int64_t since = before_run();
+    put(up, "f", "box");
+    setenv("CONCH_TEST_HOLD_STAGED", hold, 1);
+    setenv("TMPDIR", top, 1);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* the person: saves during the hold, then lets it go */
+        if (!wait_until(WAIT_SECONDS, file_is, held))
+            _exit(2);
+        char cmd[256];
+        snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q conch-staging", work);
+        int inside = system(cmd) == 0;
+        put(work, "f", "mine");
+        int g = open(go, O_WRONLY);
+        close(g);
+        _exit(inside ? 3 : 0);
+    }
+    land(&layer_rules, since);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    unsetenv("CONCH_TEST_HOLD_STAGED");
+    unsetenv("TMPDIR");
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0); /* held, and no staging in the work folder */
+    cleanup_free char *f = get(work, "f");
+    cleanup_free char *beside = get(work, "f.conch-far");
+    assert_string_equal(f, "mine");
+    assert_non_null(beside);
+    assert_string_equal(beside, "box");
+    assert_non_null(strstr(said, "changed here during the run"));
+    snprintf(path, sizeof(path), "rm -rf '%s'", far);
+    FILE *p = popen(path, "r");
+    if (p != NULL)
+        pclose(p);
+    snprintf(up, sizeof(up), "%s", saved);
+}
+
 static void test_layer__dry_run__lands_nothing(void **state)
 {
     put(work, "a", "old");
@@ -404,6 +548,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layer__repository_shaped_folder__refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__links__relative_inside_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__link_chain_climbing_out__refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__link_through_a_link_here__judged_where_it_leads,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__links_past_the_bound__refused_with_words, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__host_run_folder_that_is_a_link_here__refused,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_layer__staging_of_a_killed_run__removed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__changed_here_during_run__kept_box_beside, setup,
@@ -418,6 +570,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layer__landing_twice__changes_nothing_more, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__another_file_system__copied_then_renamed, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_layer__save_during_a_cross_disk_landing__kept, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__dry_run__lands_nothing, setup, teardown),
         cmocka_unit_test(test_git_hooks__value__last_core_one_wins),
