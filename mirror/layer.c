@@ -36,8 +36,8 @@ static const char *const opaque_names[] = {"user.overlay.opaque", "trusted.overl
 struct layer {
     const struct cp_layer_opts *o;
     struct cp_mirror_report *rep;
-    uint64_t dev; /* the work folder's device */
-    int stagefd;  /* where a copy waits when the layer is on another file system */
+    uint64_t dev;     /* the work folder's device */
+    int stagefd;      /* where a copy waits when the layer is on another file system */
     int stage_parent; /* the folder it is in: outside the work folder where one is on its disk */
     char stage_name[64];
     bool held, held_staged; /* test_hold has been, for each of its two points */
@@ -139,9 +139,8 @@ static int stage_outside(uint64_t dev)
     return -1;
 }
 
-/* The staging folder, made on first need. Inside the work folder it holds a .gitignore of "*"
- * from the start, so git never shows it (nor what a killed landing left in it); the next
- * landing removes it (staging.c). */
+/* The staging folder, made on first need (staging.c: git never shows it, the next landing
+ * removes what a killed one left). */
 static int stage_open(struct layer *l)
 {
     static unsigned counter;
@@ -158,25 +157,14 @@ static int stage_open(struct layer *l)
     }
     snprintf(l->stage_name, sizeof(l->stage_name), "%s%ld-l%u", CP_STAGING_PREFIX, (long)getpid(),
              counter++);
-    if (mkdirat(l->stage_parent, l->stage_name, 0700) < 0)
-        return -1;
-    l->stagefd =
-        openat(l->stage_parent, l->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (l->stagefd < 0)
-        return -1;
-    cleanup_close int gi = openat(l->stagefd, ".gitignore",
-                                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    return gi >= 0 && cp_write_all(gi, "*\n", 2) == 0 ? 0 : -1;
+    l->stagefd = cp_staging_make(l->stage_parent, l->stage_name);
+    return l->stagefd < 0 ? -1 : 0;
 }
 
 static void stage_close(struct layer *l)
 {
-    if (l->stagefd >= 0) {
-        unlinkat(l->stagefd, ".gitignore", 0);
-        close(l->stagefd);
-        l->stagefd = -1;
-        unlinkat(l->stage_parent, l->stage_name, AT_REMOVEDIR);
-    }
+    if (l->stagefd >= 0)
+        cp_staging_remove(l->stage_parent, l->stage_name, &l->stagefd);
     if (l->stage_parent >= 0)
         close(l->stage_parent);
     l->stage_parent = -1;
@@ -247,8 +235,8 @@ static int place(const struct layer *l, int fromfd, const char *from, int dirfd,
 }
 
 /* Beside the person's own version: NAME.conch-far, then .2 .. .9. */
-static int place_beside(int fromfd, const char *from, int dirfd, const char *base,
-                        const char *path, char **landed_out)
+static int place_beside(int fromfd, const char *from, int dirfd, const char *base, const char *path,
+                        char **landed_out)
 {
     for (int i = 1; i <= 9; i++) {
         cleanup_free char *b = i == 1 ? xasprintf("%s%s", base, BESIDE_SUFFIX)
@@ -425,8 +413,8 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
         return;
     }
     cleanup_free char *beside = NULL;
-    int r = move_entry(l, udirfd, name, st, dirfd, base, path, free_slot ? NULL : &here, mine,
-                       &beside);
+    int r =
+        move_entry(l, udirfd, name, st, dirfd, base, path, free_slot ? NULL : &here, mine, &beside);
     mine = beside != NULL;
     if (r < 0) {
         refuse(l, path,
@@ -602,8 +590,8 @@ static void land_dir(struct layer *l, int udirfd, const char *name, const char *
     }
     /* The rules read a last component .git as a file; a folder is one to be under. */
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    const char *why = strcasecmp(base, ".git") == 0 ? "under a .git folder"
-                                                    : cp_links_place_why(l->links, path);
+    const char *why =
+        strcasecmp(base, ".git") == 0 ? "under a .git folder" : cp_links_place_why(l->links, path);
     if (why == NULL)
         why = cp_rules_repo_shape(path, present, l);
     if (why != NULL) {

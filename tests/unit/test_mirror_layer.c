@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "mirror/layer.h"
+#include "mirror/staging.h"
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
 #include "tests/unit/wait.h"
@@ -303,6 +304,22 @@ static void test_layer__staging_of_a_killed_run__removed(void **state)
     assert_true(exists(work, mine));
 }
 
+/* A staging folder inside the work folder holds a .gitignore of "*" from the start: git shows
+ * nothing of it even when a kill -9 leaves it; the sweep removes it, .gitignore and all. */
+static void test_layer__staging_folder__ignored_by_git_and_swept(void **state)
+{
+    cleanup_close int rootfd = open(work, O_RDONLY | O_DIRECTORY);
+    int fd = cp_staging_make(rootfd, ".conch-staging-2147483646-l1");
+    assert_true(fd >= 0);
+    close(fd);
+    cleanup_free char *gi = get(work, ".conch-staging-2147483646-l1/.gitignore");
+    assert_non_null(gi);
+    assert_string_equal(gi, "*\n");
+    put(work, ".conch-staging-2147483646-l1/e12", "half");
+    cp_staging_sweep(rootfd);
+    assert_false(exists(work, ".conch-staging-2147483646-l1"));
+}
+
 static void test_layer__changed_here_during_run__kept_box_beside(void **state)
 {
     put(work, "f", "old");
@@ -556,6 +573,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__host_run_folder_that_is_a_link_here__refused,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layer__staging_folder__ignored_by_git_and_swept, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_layer__staging_of_a_killed_run__removed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_layer__changed_here_during_run__kept_box_beside, setup,
