@@ -2,6 +2,7 @@
  * deleted, and a landing done twice (the second finishing a cut one) changing nothing more.
  * Whiteouts need mknod (root); without it those tests are skipped. */
 #include "config.h"
+#include <dirent.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,6 +207,49 @@ static void test_layer__links__relative_inside_only(void **state)
     assert_true(exists(work, "dotted"));
 }
 
+/* Lays out pairs of name and text under root (NULL-terminated): a text "-> T" makes a link to
+ * T, any other a file holding it. */
+static void plant(const char *root, const char *const *v)
+{
+    for (size_t i = 0; v[i] != NULL; i += 2)
+        if (strncmp(v[i + 1], "-> ", 3) == 0)
+            link_at(root, v[i], v[i + 1] + 3);
+        else
+            put(root, v[i], v[i + 1]);
+}
+
+/* Each name of the space-separated list landed is here, each of refused is not. */
+static void only_landed(const char *landed, const char *refused)
+{
+    const char *lists[] = {landed, refused};
+    for (int i = 0; i < 2; i++) {
+        cleanup_free char *copy = xstrdup(lists[i]);
+        char *save = NULL;
+        for (char *n = strtok_r(copy, " ", &save); n != NULL; n = strtok_r(NULL, " ", &save))
+            if (exists(work, n) != (i == 0))
+                fail_msg("%s %s", n, i == 0 ? "did not land" : "landed");
+    }
+}
+
+/* Lands under the layer rules and checks what landed, what did not and the words said. */
+static void land_judged(int64_t since, const char *landed, const char *refused, const char *words)
+{
+    land(&layer_rules, since);
+    only_landed(landed, refused);
+    assert_non_null(strstr(said, words));
+}
+
+/* The folder here, then the run's start, then the box's layer, each planted (plant), landed and
+ * judged as land_judged does. */
+static void plant_land_judged(const char *const *here, const char *const *box, const char *landed,
+                              const char *refused, const char *words)
+{
+    plant(work, here);
+    int64_t since = before_run();
+    plant(up, box);
+    land_judged(since, landed, refused, words);
+}
+
 /* The attack of issue 38: d -> ., u1 -> d/.., uN -> u(N-1)/.. up to u30, and config.json ->
  * u30/etc/passwd. Each link's text alone reads as inside; resolved, u1 already leads out. */
 static void test_layer__link_chain_climbing_out__refused(void **state)
@@ -221,35 +265,21 @@ static void test_layer__link_chain_climbing_out__refused(void **state)
     }
     link_at(up, "config.json", "u30/etc/passwd");
     link_at(up, "inside", "d/d/d/x"); /* through the box's own link, staying in */
-    land(&layer_rules, since);
-    assert_false(exists(work, "config.json"));
-    assert_false(exists(work, "u1"));
-    assert_false(exists(work, "u30"));
-    assert_true(exists(work, "d"));
-    assert_true(exists(work, "inside"));
-    assert_non_null(strstr(said, "config.json (a link that leads out of the work folder)"));
+    land_judged(since, "d inside", "config.json u1 u30",
+                "config.json (a link that leads out of the work folder)");
 }
 
 /* This computer's links are on the way too: up -> .. here makes the box's up/x lead out, and
  * keys -> .ssh here makes keys/id the protected .ssh/id. */
 static void test_layer__link_through_a_link_here__judged_where_it_leads(void **state)
 {
-    int64_t since = before_run();
-    mkdir(work, 0755);
-    link_at(work, "up", "..");
-    put(work, ".ssh/id", "key");
-    link_at(work, "keys", ".ssh");
-    link_at(up, "out", "up/outside");
-    link_at(up, "key", "keys/id");
-    link_at(up, "via", "hop");
-    link_at(up, "hop", ".git/hooks"); /* a link through the box's link to a protected place */
-    link_at(up, "fine", "keys2/x");
-    land(&layer_rules, since);
-    assert_false(exists(work, "out"));
-    assert_false(exists(work, "key"));
-    assert_false(exists(work, "via"));
-    assert_true(exists(work, "fine"));
-    assert_non_null(strstr(said, "key (a link through or to a place that never lands)"));
+    /* Pairs of name and text, here then in the box's layer; via goes through the box's hop to a
+     * protected place. */
+    const char *here[] = {".ssh/id", "key", "up", "-> ..", "keys", "-> .ssh", NULL};
+    const char *box[] = {"out", "-> up/outside", "key",  "-> keys/id", "via", "-> hop",
+                         "hop", "-> .git/hooks", "fine", "-> keys2/x", NULL};
+    plant_land_judged(here, box, "fine", "out key via",
+                      "key (a link through or to a place that never lands)");
 }
 
 /* A bounded depth: 45 links in a row are refused with words, 30 land. */
@@ -262,10 +292,7 @@ static void test_layer__links_past_the_bound__refused_with_words(void **state)
         snprintf(target, sizeof(target), "l%d", i + 1);
         link_at(up, name, target);
     }
-    land(&layer_rules, since);
-    assert_false(exists(work, "l1"));
-    assert_true(exists(work, "l30"));
-    assert_non_null(strstr(said, "l1 (a link whose way takes more than 40 links)"));
+    land_judged(since, "l30", "l1", "l1 (a link whose way takes more than 40 links)");
 }
 
 /* .claude -> shared-ai here: the box wrote through it in its own view, so its layer holds
@@ -273,19 +300,18 @@ static void test_layer__links_past_the_bound__refused_with_words(void **state)
  * box's .vscode -> cfg make its cfg/tasks.json this computer's .vscode/tasks.json. */
 static void test_layer__host_run_folder_that_is_a_link_here__refused(void **state)
 {
-    int64_t since = before_run();
-    put(work, "shared-ai/notes", "mine");
-    link_at(work, ".claude", "shared-ai");
-    put(up, "shared-ai/settings.json", "{\"hooks\":{}}");
-    put(up, "cfg/tasks.json", "{}");
-    link_at(up, ".vscode", "cfg");
-    put(up, "plain", "lands");
-    land(&layer_rules, since);
-    assert_false(exists(work, "shared-ai/settings.json"));
-    assert_false(exists(work, "cfg/tasks.json"));
-    assert_true(exists(work, "plain"));
-    assert_non_null(strstr(said, "shared-ai/settings.json"));
-    assert_non_null(strstr(said, "cfg/tasks.json"));
+    const char *here[] = {"shared-ai/notes", "mine", ".claude", "-> shared-ai", NULL};
+    const char *box[] = {"shared-ai/settings.json",
+                         "{\"hooks\":{}}",
+                         "cfg/tasks.json",
+                         "{}",
+                         ".vscode",
+                         "-> cfg",
+                         "plain",
+                         "lands",
+                         NULL};
+    plant_land_judged(here, box, "plain shared-ai/notes", "shared-ai/settings.json cfg/tasks.json",
+                      "cfg/tasks.json");
 }
 
 /* A landing cut by kill -9 left its staging folder in the work folder: the next landing removes
@@ -403,18 +429,34 @@ static void test_layer__landing_twice__changes_nothing_more(void **state)
     assert_false(exists(work, ".mcp.json"));
 }
 
+/* The layer moved to another file system than the folder (/dev/shm), its path in up until
+ * far_layer_done; false (the test skips) when there is none. */
+static char far_layer[64], near_layer[96];
+static bool far_layer_made(void)
+{
+    struct stat a, b;
+    snprintf(far_layer, sizeof(far_layer), "/dev/shm/conch-layer-XXXXXX");
+    if (stat("/dev/shm", &a) < 0 || stat(top, &b) < 0 || a.st_dev == b.st_dev ||
+        mkdtemp(far_layer) == NULL)
+        return false;
+    snprintf(near_layer, sizeof(near_layer), "%s", up);
+    snprintf(up, sizeof(up), "%s", far_layer);
+    return true;
+}
+
+static void far_layer_done(void)
+{
+    remove_tree(far_layer);
+    snprintf(up, sizeof(up), "%s", near_layer);
+}
+
 /* The layer on another file system than the folder: each entry is copied beside its place, then
  * renamed in, with its mode bits and time. */
 static void test_layer__another_file_system__copied_then_renamed(void **state)
 {
-    struct stat a, b;
-    char far[64] = "/dev/shm/conch-layer-XXXXXX";
-    if (stat("/dev/shm", &a) < 0 || stat(top, &b) < 0 || a.st_dev == b.st_dev ||
-        mkdtemp(far) == NULL)
+    struct stat a;
+    if (!far_layer_made())
         skip();
-    char saved[96];
-    snprintf(saved, sizeof(saved), "%s", up);
-    snprintf(up, sizeof(up), "%s", far);
     int64_t since = before_run();
     put(up, "tool.sh", "#!/bin/sh\n");
     char path[256];
@@ -438,11 +480,19 @@ static void test_layer__another_file_system__copied_then_renamed(void **state)
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     assert_int_not_equal(pclose(p), 0);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", far);
-    p = popen(cmd, "r");
-    if (p != NULL)
-        pclose(p);
-    snprintf(up, sizeof(up), "%s", saved);
+    far_layer_done();
+}
+
+/* Whether a staging folder is in dir. */
+static bool staging_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    bool found = false;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        found = found || strncmp(e->d_name, ".conch-staging-", 15) == 0;
+    if (d != NULL)
+        closedir(d);
+    return found;
 }
 
 static bool file_is(void *path)
@@ -455,14 +505,9 @@ static bool file_is(void *path)
  * beside. The staging folder is outside the work folder ($TMPDIR, on its file system). */
 static void test_layer__save_during_a_cross_disk_landing__kept(void **state)
 {
-    struct stat a, b;
-    char far[64] = "/dev/shm/conch-layer-XXXXXX";
-    if (stat("/dev/shm", &a) < 0 || stat(top, &b) < 0 || a.st_dev == b.st_dev ||
-        mkdtemp(far) == NULL)
+    if (!far_layer_made())
         skip();
-    char saved[96], hold[128], held[160], go[160], path[256];
-    snprintf(saved, sizeof(saved), "%s", up);
-    snprintf(up, sizeof(up), "%s", far);
+    char hold[128], held[160], go[160];
     snprintf(hold, sizeof(hold), "%s/hold", top);
     snprintf(held, sizeof(held), "%s/held", hold);
     snprintf(go, sizeof(go), "%s/go", hold);
@@ -478,9 +523,7 @@ static void test_layer__save_during_a_cross_disk_landing__kept(void **state)
     if (child == 0) { /* the person: saves during the hold, then lets it go */
         if (!wait_until(WAIT_SECONDS, file_is, held))
             _exit(2);
-        char cmd[256];
-        snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q conch-staging", work);
-        int inside = system(cmd) == 0;
+        bool inside = staging_in(work);
         put(work, "f", "mine");
         int g = open(go, O_WRONLY);
         close(g);
@@ -499,11 +542,7 @@ static void test_layer__save_during_a_cross_disk_landing__kept(void **state)
     assert_non_null(beside);
     assert_string_equal(beside, "box");
     assert_non_null(strstr(said, "changed here during the run"));
-    snprintf(path, sizeof(path), "rm -rf '%s'", far);
-    FILE *p = popen(path, "r");
-    if (p != NULL)
-        pclose(p);
-    snprintf(up, sizeof(up), "%s", saved);
+    far_layer_done();
 }
 
 static void test_layer__dry_run__lands_nothing(void **state)
