@@ -15,6 +15,7 @@
 
 #include "mirror/archive-util.h"
 #include "mirror/landing.h"
+#include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/util.h"
 #include "src/run/report.h"
@@ -135,12 +136,10 @@ int cp_landing_begin(struct cp_landing *l, int rootfd, struct cp_ask *asks, size
     }
     snprintf(l->stage_name, sizeof(l->stage_name), "%s%ld-%u", CP_STAGING_PREFIX, (long)getpid(),
              counter++);
-    if (mkdirat(rootfd, l->stage_name, 0700) < 0)
+    l->stagefd = cp_staging_make(rootfd, l->stage_name);
+    if (l->stagefd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s in the work folder",
                              l->stage_name);
-    l->stagefd = openat(rootfd, l->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (l->stagefd < 0)
-        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open %s", l->stage_name);
     return 0;
 }
 
@@ -371,9 +370,7 @@ void cp_landing_dispose(struct cp_landing *l)
         return;
     for (size_t i = 0; i < l->n; i++)
         unstage(l, &l->asks[i]);
-    close(l->stagefd);
-    l->stagefd = -1;
-    unlinkat(l->rootfd, l->stage_name, AT_REMOVEDIR);
+    cp_staging_remove(l->rootfd, l->stage_name, &l->stagefd);
 }
 
 int cp_landing_delete(int rootfd, const struct cp_rules *rules, const char *path,

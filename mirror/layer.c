@@ -21,6 +21,7 @@
 
 #include "mirror/git-landing.h"
 #include "mirror/layer.h"
+#include "mirror/links.h"
 #include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/paths.h"
@@ -36,10 +37,12 @@ static const char *const opaque_names[] = {"user.overlay.opaque", "trusted.overl
 struct layer {
     const struct cp_layer_opts *o;
     struct cp_mirror_report *rep;
-    uint64_t dev; /* the work folder's device */
-    int stagefd;  /* where a copy waits when the layer is on another file system */
+    uint64_t dev;     /* the work folder's device */
+    int stagefd;      /* where a copy waits when the layer is on another file system */
+    int stage_parent; /* the folder it is in: outside the work folder where one is on its disk */
     char stage_name[64];
-    bool held; /* test_hold has been */
+    bool held, held_staged; /* test_hold has been, for each of its two points */
+    struct cp_links *links;
 };
 
 static int64_t ctime_ns(const struct stat *st)
@@ -110,53 +113,6 @@ static char **names_in(int dirfd)
     return cp_strvec_steal(&v);
 }
 
-/* Where a link at path leads, by its text, from the link's folder; NULL when it climbs out. */
-static char *resolve_target(const char *path, const char *target)
-{
-    const char *slash = strrchr(path, '/');
-    cleanup_free char *whole =
-        slash ? xasprintf("%.*s/%s", (int)(slash - path), path, target) : xstrdup(target);
-    return cp_path_dots_resolved(whole);
-}
-
-/* Whether target climbs only first: "../" as often as it likes, then names alone (no ".", no
- * "..", no empty one). Its text is where it leads only so: past a name that is itself a link
- * ("up -> .."), a later ".." climbs from wherever that link led, so "up/../.." would read as
- * inside the folder while it leads out. */
-static bool climbs_first(const char *target)
-{
-    const char *p = target;
-    while (strncmp(p, "../", 3) == 0)
-        p += 3;
-    if (strcmp(p, "..") == 0)
-        return true;
-    for (const char *seg = p;;) {
-        size_t n = strcspn(seg, "/");
-        if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
-            return false;
-        if (seg[n] == '\0')
-            return true;
-        seg += n + 1;
-    }
-}
-
-const char *cp_layer_link_why(const struct cp_rules *r, const char *path, const char *target)
-{
-    if (target[0] == '\0')
-        return "a link to nothing";
-    if (target[0] == '/')
-        return "a link to an absolute path";
-    if (!climbs_first(target))
-        return "a link whose way climbs after a name (through a link on its way it could lead "
-               "out of the work folder)";
-    cleanup_free char *to = resolve_target(path, target);
-    if (to == NULL)
-        return "a link that leads out of the work folder";
-    if (to[0] == '\0')
-        return NULL; /* the work folder itself */
-    return cp_rules_check_back(r, to) != NULL ? "a link into a place that never lands" : NULL;
-}
-
 /* The folder holding path here, made when missing. */
 static int parent_here(struct layer *l, const char *path, bool create, int *out, const char **base,
                        const char **why)
@@ -164,27 +120,55 @@ static int parent_here(struct layer *l, const char *path, bool create, int *out,
     return cp_walk_parent(l->o->rootfd, l->dev, path, create, out, base, why);
 }
 
+/* A folder outside the work folder on its file system: $CONCH_HOME's, else $TMPDIR's or /tmp.
+ * -1 when none is on it. */
+static int stage_outside(uint64_t dev)
+{
+    cleanup_free char *home = NULL;
+    cleanup_error cp_error_t err = NULL;
+    const char *tmp = getenv("TMPDIR");
+    const char *where[] = {cp_conch_home(0, &home, &err) == 0 ? home : NULL,
+                           tmp != NULL && tmp[0] == '/' ? tmp : "/tmp", "/tmp"};
+    for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+        struct stat st;
+        int fd = where[i] ? open(where[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev)
+            return fd;
+        if (fd >= 0)
+            close(fd);
+    }
+    return -1;
+}
+
+/* The staging folder, made on first need (staging.c: git never shows it, the next landing
+ * removes what a killed one left). */
 static int stage_open(struct layer *l)
 {
     static unsigned counter;
     if (l->stagefd >= 0)
         return 0;
+    if (l->stage_parent < 0) {
+        l->stage_parent = stage_outside(l->dev);
+        if (l->stage_parent >= 0)
+            cp_staging_sweep(l->stage_parent);
+        else
+            l->stage_parent = dup(l->o->rootfd);
+        if (l->stage_parent < 0)
+            return -1;
+    }
     snprintf(l->stage_name, sizeof(l->stage_name), "%s%ld-l%u", CP_STAGING_PREFIX, (long)getpid(),
              counter++);
-    if (mkdirat(l->o->rootfd, l->stage_name, 0700) < 0)
-        return -1;
-    l->stagefd =
-        openat(l->o->rootfd, l->stage_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    l->stagefd = cp_staging_make(l->stage_parent, l->stage_name);
     return l->stagefd < 0 ? -1 : 0;
 }
 
 static void stage_close(struct layer *l)
 {
-    if (l->stagefd < 0)
-        return;
-    close(l->stagefd);
-    l->stagefd = -1;
-    unlinkat(l->o->rootfd, l->stage_name, AT_REMOVEDIR);
+    if (l->stagefd >= 0)
+        cp_staging_remove(l->stage_parent, l->stage_name, &l->stagefd);
+    if (l->stage_parent >= 0)
+        close(l->stage_parent);
+    l->stage_parent = -1;
 }
 
 static int copy_bytes(int in, int out)
@@ -227,41 +211,40 @@ static int stage_copy(struct layer *l, int udirfd, const char *name, const struc
     return 0;
 }
 
-/* Moves the entry to (dirfd, dest): straight from the layer when it is on this file system,
- * else through a staged copy. replace: an existing dest may be replaced. */
-static int move_in(struct layer *l, int udirfd, const char *name, const struct stat *st, int dirfd,
-                   const char *dest, bool replace)
+static void test_hold(struct layer *l, const char *var, bool *done);
+
+static bool same_file(const struct stat *a, const struct stat *b)
 {
-    unsigned flags = replace ? 0 : RENAME_NOREPLACE;
-    if (renameat2(udirfd, name, dirfd, dest, flags) == 0)
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Renames (fromfd, from) onto (dirfd, dest), checked at the rename: 1 when what is there was
+ * changed here since the run began (its ctime) or since before was taken (before: what stood
+ * there when the landing chose to replace it; NULL: nothing did), and nothing is moved. */
+static int place(const struct layer *l, int fromfd, const char *from, int dirfd, const char *dest,
+                 const struct stat *before)
+{
+    struct stat now;
+    bool there = fstatat(dirfd, dest, &now, AT_SYMLINK_NOFOLLOW) == 0;
+    if (there && (before == NULL || changed_here(l, &now) || !same_file(before, &now)))
+        return 1;
+    if (renameat2(fromfd, from, dirfd, dest, there ? 0 : RENAME_NOREPLACE) == 0)
         return 0;
-    if (errno != EXDEV)
-        return -1;
-    char tmp[32];
-    snprintf(tmp, sizeof(tmp), "e%ld", (long)st->st_ino);
-    unlinkat(l->stagefd, tmp, 0);
-    if (stage_copy(l, udirfd, name, st, tmp) < 0 ||
-        renameat2(l->stagefd, tmp, dirfd, dest, flags) < 0) {
-        int saved = errno;
-        if (l->stagefd >= 0)
-            unlinkat(l->stagefd, tmp, 0);
-        errno = saved;
-        return -1;
-    }
-    unlinkat(udirfd, name, 0);
-    return 0;
+    return errno == EEXIST ? 1 : -1;
 }
 
 /* Beside the person's own version: NAME.conch-far, then .2 .. .9. */
-static int move_beside(struct layer *l, int udirfd, const char *name, const struct stat *st,
-                       int dirfd, const char *base, const char *path, char **landed_out)
+static int place_beside(int fromfd, const char *from, int dirfd, const char *base, const char *path,
+                        char **landed_out)
 {
     for (int i = 1; i <= 9; i++) {
         cleanup_free char *b = i == 1 ? xasprintf("%s%s", base, BESIDE_SUFFIX)
                                       : xasprintf("%s%s.%d", base, BESIDE_SUFFIX, i);
         if (strlen(b) > CP_NAME_MAX)
             return -1;
-        if (move_in(l, udirfd, name, st, dirfd, b, false) == 0) {
+        if (renameat2(fromfd, from, dirfd, b, RENAME_NOREPLACE) == 0) {
             const char *slash = strrchr(path, '/');
             *landed_out = slash ? xasprintf("%.*s/%s", (int)(slash - path), path, b) : xstrdup(b);
             return 0;
@@ -270,6 +253,47 @@ static int move_beside(struct layer *l, int udirfd, const char *name, const stru
             return -1;
     }
     return -1;
+}
+
+/* Moves the entry to (dirfd, base): straight from the layer when it is on this file system,
+ * else through a staged copy. Where the file here is the person's (mine, or found so at the
+ * rename), it lands beside instead and *beside_out names where. */
+static int move_entry(struct layer *l, int udirfd, const char *name, const struct stat *st,
+                      int dirfd, const char *base, const char *path, const struct stat *before,
+                      bool mine, char **beside_out)
+{
+    int fromfd = udirfd;
+    const char *from = name;
+    char tmp[32];
+    for (bool staged = false;; staged = true) {
+        int r = mine ? 1 : place(l, fromfd, from, dirfd, base, before);
+        mine = r == 1;
+        if (mine)
+            r = place_beside(fromfd, from, dirfd, base, path, beside_out);
+        if (r == 0) {
+            if (staged)
+                unlinkat(udirfd, name, 0);
+            return 0;
+        }
+        if (staged || errno != EXDEV) {
+            int saved = errno;
+            if (staged)
+                unlinkat(l->stagefd, tmp, 0);
+            errno = saved;
+            return -1;
+        }
+        snprintf(tmp, sizeof(tmp), "e%ld", (long)st->st_ino);
+        if (stage_open(l) < 0)
+            return -1;
+        unlinkat(l->stagefd, tmp, 0);
+        if (stage_copy(l, udirfd, name, st, tmp) < 0) {
+            unlinkat(l->stagefd, tmp, 0);
+            return -1;
+        }
+        test_hold(l, "CONCH_TEST_HOLD_STAGED", &l->held_staged);
+        fromfd = l->stagefd;
+        from = tmp;
+    }
 }
 
 static bool present(void *ctx, const char *path)
@@ -284,11 +308,12 @@ static bool present(void *ctx, const char *path)
            fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The rules, the repository shape and, for a link, where it leads. */
+/* The rules (by each name a link gives the path), the repository shape and, for a link, where
+ * it leads. */
 static const char *judge(struct layer *l, int udirfd, const char *name, const char *path,
                          const struct stat *st)
 {
-    const char *why = cp_rules_check_back(l->o->rules, path);
+    const char *why = cp_links_place_why(l->links, path);
     if (why == NULL)
         why = cp_rules_repo_shape(path, present, l);
     if (why != NULL || !S_ISLNK(st->st_mode))
@@ -298,20 +323,21 @@ static const char *judge(struct layer *l, int udirfd, const char *name, const ch
     if (n < 0)
         return "an unreadable link";
     target[n] = '\0';
-    return cp_layer_link_why(l->o->rules, path, target);
+    return cp_links_link_why(l->links, path, target);
 }
 
-/* For gate.test alone: with CONCH_TEST_HOLD_LANDING naming a folder, the landing stops once its
- * first file is in place, says so by making FOLDER/held and waits until the fifo FOLDER/go is
- * written to and closed, so that the test's kill -9 comes in the middle of a landing for certain
- * (racing a big one was lost on a quick machine). The variable is read in conch-place's own
- * environment on this computer, which nothing in a box can set. */
-static void test_hold(struct layer *l)
+/* For the integration tests alone: with CONCH_TEST_HOLD_LANDING naming a folder, the landing
+ * stops once its first file is in place (with CONCH_TEST_HOLD_STAGED, once its first staged copy
+ * is made, before its rename), says so by making FOLDER/held and waits until the fifo FOLDER/go
+ * is written to and closed, so that the test's kill -9 or save comes in the middle of a landing
+ * for certain (racing a big one was lost on a quick machine). The variables are read in
+ * conch-place's own environment on this computer, which nothing in a box can set. */
+static void test_hold(struct layer *l, const char *var, bool *done)
 {
-    const char *dir = getenv("CONCH_TEST_HOLD_LANDING");
-    if (dir == NULL || l->held)
+    const char *dir = getenv(var);
+    if (dir == NULL || *done)
         return;
-    l->held = true;
+    *done = true;
     cleanup_free char *held = xasprintf("%s/held", dir);
     cleanup_free char *go = xasprintf("%s/go", dir);
     cleanup_close int h = open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -388,8 +414,9 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
         return;
     }
     cleanup_free char *beside = NULL;
-    int r = mine ? move_beside(l, udirfd, name, st, dirfd, base, path, &beside)
-                 : move_in(l, udirfd, name, st, dirfd, base, !free_slot);
+    int r =
+        move_entry(l, udirfd, name, st, dirfd, base, path, free_slot ? NULL : &here, mine, &beside);
+    mine = beside != NULL;
     if (r < 0) {
         refuse(l, path,
                mine ? "changed on both sides and no free name beside it"
@@ -400,7 +427,7 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
     cp_run_report_file("back", beside ? beside : path, NULL);
     if (l->rep != NULL)
         l->rep->landed++;
-    test_hold(l);
+    test_hold(l, "CONCH_TEST_HOLD_LANDING", &l->held);
     if (beside != NULL) {
         cleanup_free char *s1 = cp_escape(path);
         cleanup_free char *s2 = cp_escape(beside);
@@ -586,8 +613,8 @@ static void land_dir(struct layer *l, int udirfd, const char *name, const char *
     }
     /* The rules read a last component .git as a file; a folder is one to be under. */
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    const char *why = strcasecmp(base, ".git") == 0 ? "under a .git folder"
-                                                    : cp_rules_check_back(l->o->rules, path);
+    const char *why =
+        strcasecmp(base, ".git") == 0 ? "under a .git folder" : cp_links_place_why(l->links, path);
     if (why == NULL)
         why = cp_rules_repo_shape(path, present, l);
     if (why != NULL) {
@@ -612,10 +639,16 @@ int cp_layer_land(const struct cp_layer_opts *o, struct cp_mirror_report *rep, c
     struct stat st;
     if (fstat(o->rootfd, &st) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot stat the work folder");
-    struct layer l = {.o = o, .rep = rep, .dev = (uint64_t)st.st_dev, .stagefd = -1};
+    struct layer l = {.o = o,
+                      .rep = rep,
+                      .dev = (uint64_t)st.st_dev,
+                      .stagefd = -1,
+                      .stage_parent = -1,
+                      .links = cp_links_new(o->rootfd, o->upperfd, o->rules)};
     if (!o->dry_run)
         cp_staging_sweep(o->rootfd);
     land_entries(&l, o->upperfd, "");
     stage_close(&l);
+    cp_links_free(l.links);
     return 0;
 }

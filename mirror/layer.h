@@ -32,8 +32,4 @@ struct cp_layer_opts {
  * left. Fails only when the work folder or the layer cannot be read at all. */
 int cp_layer_land(const struct cp_layer_opts *o, struct cp_mirror_report *rep, cp_error_t *err);
 
-/* A path a link may point to from a link at path: relative, staying inside the folder, and to
- * no place the rules refuse. NULL when it may, else why not. */
-const char *cp_layer_link_why(const struct cp_rules *r, const char *path, const char *target);
-
 #endif

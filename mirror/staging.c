@@ -5,13 +5,45 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mirror/rules.h"
 #include "mirror/staging.h"
 #include "src/base/log.h"
+
+int cp_staging_make(int parentfd, const char *name)
+{
+    if (mkdirat(parentfd, name, 0700) < 0)
+        return -1;
+    int fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int gi = fd >= 0 ? openat(fd, ".gitignore",
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                     : -1;
+    bool written = gi >= 0 && write(gi, "*\n", 2) == 2;
+    int saved = errno;
+    if (gi >= 0)
+        close(gi);
+    if (!written) {
+        cp_staging_remove(parentfd, name, &fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+void cp_staging_remove(int parentfd, const char *name, int *fd)
+{
+    if (*fd >= 0) {
+        unlinkat(*fd, ".gitignore", 0);
+        close(*fd);
+        *fd = -1;
+    }
+    unlinkat(parentfd, name, AT_REMOVEDIR);
+}
 
 void cp_staging_sweep(int rootfd)
 {

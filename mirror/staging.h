@@ -7,4 +7,12 @@
 
 void cp_staging_sweep(int rootfd);
 
+/* Makes the staging folder name in parentfd (0700) and opens it. It holds a .gitignore of "*"
+ * from the start, so git never shows it, nor what a killed landing left in it. -1 on failure,
+ * errno kept. */
+int cp_staging_make(int parentfd, const char *name);
+
+/* Closes *fd (-1 after) and removes the staging folder name, its .gitignore with it. */
+void cp_staging_remove(int parentfd, const char *name, int *fd);
+
 #endif

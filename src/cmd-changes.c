@@ -3,12 +3,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mirror/held.h"
+#include "mirror/walk.h"
 #include "src/command.h"
 #include "src/base/json.h"
 #include "src/base/settings.h"
@@ -23,25 +28,65 @@ struct shown {
     bool diff;
 };
 
-/* diff(1) from diffutils draws the change: a file here against the layer's. A link is drawn as
- * its text, never followed (--no-dereference): the box chose where it points. */
+/* A file held in memory, for diff to read as /dev/fd/N: a link's text, or a note. */
+static int text_fd(const char *text)
+{
+    int fd = memfd_create("conch-diff", 0);
+    if (fd >= 0 && (cp_write_all(fd, text, strlen(text)) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One side of a change, for diff: a regular file opened at path under root without following a
+ * link on the way or at the end (O_NOFOLLOW, non-blocking: a fifo never waits), a link as its
+ * text, anything else (a device, a fifo) as a note; never what a link leads to. The descriptor is
+ * left open across exec for diff. -1: nothing there. */
+static int side_fd(const char *root, const char *path)
+{
+    cleanup_close int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    if (rootfd < 0 || fstat(rootfd, &st) < 0)
+        return -1;
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(rootfd, (uint64_t)st.st_dev, path, false, &dirfd, &base, &why) < 0 ||
+        fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return -1;
+    if (S_ISLNK(st.st_mode)) {
+        char t[4096];
+        ssize_t n = readlinkat(dirfd, base, t, sizeof(t) - 1);
+        if (n < 0)
+            return -1;
+        t[n] = '\0';
+        cleanup_free char *shown = xasprintf("-> %s\n", t);
+        return text_fd(shown);
+    }
+    if (!S_ISREG(st.st_mode))
+        return text_fd("(not a plain file: not drawn)\n");
+    int fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return text_fd("(not a plain file: not drawn)\n");
+    }
+    return fd;
+}
+
+/* diff(1) from diffutils draws the change: the file here against the layer's, each side opened
+ * here by side_fd and handed over as /dev/fd/N, so diff reads what was checked, never a path of
+ * its own choosing. */
 static void show_diff(const struct cp_held_run *run, const char *what, const char *path)
 {
-    cleanup_free char *here = xasprintf("%s/%s", run->workdir, path);
-    cleanup_free char *there = xasprintf("%s/up/%s", run->dir, path);
+    cleanup_free char *up = xasprintf("%s/up", run->dir);
+    bool added = strcmp(what, "added") == 0, deleted = strcmp(what, "deleted") == 0;
+    cleanup_close int a = added ? -1 : side_fd(run->workdir, path);
+    cleanup_close int b = deleted ? -1 : side_fd(up, path);
+    cleanup_free char *fa = a >= 0 ? xasprintf("/dev/fd/%d", a) : xstrdup("/dev/null");
+    cleanup_free char *fb = b >= 0 ? xasprintf("/dev/fd/%d", b) : xstrdup("/dev/null");
     cleanup_free char *la = xasprintf("a/%s", path);
     cleanup_free char *lb = xasprintf("b/%s", path);
-    bool added = strcmp(what, "added") == 0, deleted = strcmp(what, "deleted") == 0;
-    char *argv[] = {"diff",
-                    "-u",
-                    "--no-dereference",
-                    "--label",
-                    la,
-                    "--label",
-                    lb,
-                    added ? "/dev/null" : here,
-                    deleted ? "/dev/null" : there,
-                    NULL};
+    char *argv[] = {"diff", "-u", "--label", la, "--label", lb, fa, fb, NULL};
     fflush(stdout);
     const struct cp_spawn_opts o = {.path_search = true}; /* no diff: nothing drawn */
     cleanup_child struct cp_child c = CP_CHILD_INIT;

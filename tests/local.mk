@@ -162,6 +162,10 @@ EXTRA_DIST += tests/integration/seal.test tests/integration/seal-listener.py
 # cut short by kill -9 and finished, two runs of one folder at once (issue 17).
 TESTS += tests/integration/gate.test
 EXTRA_DIST += tests/integration/gate.test tests/integration/host-run-files
+# Links judged by where they lead, changes --diff reading no link or fifo, a save during a
+# cross-disk landing kept, nothing of the gate's left after kill -9 (issue 38).
+TESTS += tests/integration/gate-links.test
+EXTRA_DIST += tests/integration/gate-links.test
 # What the folder's host-run settings name (git's includes, hooks, fsmonitor; yarnPath) and
 # Python's start-up files never land from a sealed box (issue 35).
 TESTS += tests/integration/host-run.test
