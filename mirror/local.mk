@@ -118,3 +118,17 @@ tests_unit_test_remote_run_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_remote_run_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_remote_run
 endif
+
+# The git gate's readers of a box's .git: loose objects, the table, ref names (fuzzed, corpus
+# replayed).
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_git_object
+tests_fuzz_fuzz_git_object_SOURCES = tests/fuzz/fuzz_git_object.c
+tests_fuzz_fuzz_git_object_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_git_object_LDADD = libconch.la $(LIB_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/replay_git_object
+tests_fuzz_replay_git_object_SOURCES = tests/fuzz/fuzz_git_object.c tests/fuzz/replay.c
+tests_fuzz_replay_git_object_CPPFLAGS = $(AM_CPPFLAGS) -DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/git_object\"
+tests_fuzz_replay_git_object_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_git_object
