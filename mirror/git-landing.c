@@ -331,9 +331,9 @@ static int git_here(struct gl *g, char *const *args)
     for (size_t i = 0; args[i] != NULL; i++)
         cp_strvec_push(&argv, args[i]);
     cleanup_strv char **v = cp_strvec_steal(&argv);
-    struct cp_spawn_opts so = {.in = {CP_STDIO_NULL},
-                               .out = {CP_STDIO_NULL},
-                               .err = {CP_STDIO_NULL},
+    struct cp_spawn_opts so = {.in = {.how = CP_STDIO_NULL},
+                               .out = {.how = CP_STDIO_NULL},
+                               .err = {.how = CP_STDIO_NULL},
                                .path_search = true,
                                .env = env,
                                .default_signals = true,

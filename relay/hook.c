@@ -129,9 +129,9 @@ static int open_door(const char *folder, pid_t turn, cp_error_t *err)
     snprintf(pid, sizeof(pid), "%ld", (long)turn);
     char *const argv[] = {"conch-place",  "relay",       "serve", "--detach", "--workdir",
                           (char *)folder, "--exit-with", pid,     NULL};
-    struct cp_spawn_opts o = {.in = {CP_STDIO_NULL},
-                              .out = {CP_STDIO_NULL},
-                              .err = {CP_STDIO_PIPE},
+    struct cp_spawn_opts o = {.in = {.how = CP_STDIO_NULL},
+                              .out = {.how = CP_STDIO_NULL},
+                              .err = {.how = CP_STDIO_PIPE},
                               .file = "/proc/self/exe",
                               .what = "the relay's door"};
     cleanup_child struct cp_child c = CP_CHILD_INIT;
