@@ -40,9 +40,10 @@ static const struct {
     {"objects/info/http-alternates", CP_GIT_REFUSED,
      "an alternate never lands: it would make this repository read objects from elsewhere"},
     {"objects/info/", CP_GIT_REFUSED, "objects/info/ never lands"},
-    {"objects/pack/", CP_GIT_REFUSED,
-     "packs do not land yet (only loose objects do): run git's command again here, or "
-     "`git unpack-objects` in the box"},
+    /* Packs: added only, each pack with its index (and reverse index) checked by git
+     * index-pack --verify --strict here first; mirror/git-landing.c names what else is in the
+     * folder (a .keep lands with its pack; bitmaps, mtimes, .promisor never do). */
+    {"objects/pack/", CP_GIT_PACK, NULL},
     {"shallow", CP_GIT_REFUSED, "a shallow change never lands: it can drop history here"},
     {"sequencer/", CP_GIT_REFUSED, state_why},
     {"rebase-merge/", CP_GIT_REFUSED, state_why},

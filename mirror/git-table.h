@@ -6,6 +6,7 @@
 enum cp_git_kind {
     CP_GIT_REFUSED = 0, /* never lands; why says why */
     CP_GIT_OBJECT,      /* a loose object: added only, checked against its name */
+    CP_GIT_PACK,        /* objects/pack/: a pack and its index, added only, checked here */
     CP_GIT_REF,         /* refs/heads, refs/remotes, refs/stash: checked, moves kept recoverable */
     CP_GIT_TAG,         /* refs/tags: new ones only */
     CP_GIT_PACKED_REFS, /* merged entry by entry under the ref rules, never copied */

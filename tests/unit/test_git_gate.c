@@ -244,12 +244,98 @@ static void test_refs(void **state)
     remove_tree(dir);
 }
 
+/* Lands dir/up/.git into dir/work; what was said. */
+static void land_up(struct seen *s)
+{
+    cleanup_free char *work = xasprintf("%s/work", dir);
+    cleanup_free char *up = xasprintf("%s/up/.git", dir);
+    struct cp_mirror_report rep = {.say = say_line, .ctx = s};
+    int rootfd = open(work, O_RDONLY | O_DIRECTORY);
+    int upfd = open(up, O_RDONLY | O_DIRECTORY);
+    cp_git_land(&(struct cp_git_land_opts){.rootfd = rootfd,
+                                           .upfd = upfd,
+                                           .since_ns = INT64_MAX,
+                                           .rep = &rep,
+                                           .refuse = on_refuse,
+                                           .tell = on_tell,
+                                           .ctx = s});
+    close(rootfd);
+    close(upfd);
+    cp_report_dispose(&rep);
+}
+
+/* The box's packs: a good one (with its reverse index and a .keep) lands and git here reads its
+ * commit; one whose index lies (a byte of an offset changed, the index's own checksum made
+ * again) is refused, and so is one whose name is not its checksum, an index without its pack,
+ * a bitmap and a .promisor. */
+static void test_packs(void **state)
+{
+    (void)state;
+    scratch();
+    cleanup_free char *init = xasprintf(
+        "set -e; cd %s; mkdir -p up/.git/objects/pack; git init -q -b main work; git init -q -b "
+        "main "
+        "src; cd src; for i in 1 2 3; do echo $i >f$i; git add f$i; git -c user.name=t "
+        "-c user.email=t@e commit -qm c$i; done; git -c pack.writeReverseIndex=true repack -adq; "
+        "cp .git/objects/pack/pack-* ../up/.git/objects/pack/; cd ../up/.git/objects/pack; "
+        "for f in pack-*.idx; do touch ${f%%.idx}.keep ${f%%.idx}.bitmap ${f%%.idx}.promisor; done",
+        dir);
+    assert_int_equal(shell(init), 0);
+    cleanup_free char *tip = xasprintf("cd %s/src && git rev-parse HEAD", dir);
+    FILE *f = popen(tip, "r");
+    char head[64] = "";
+    assert_non_null(fgets(head, sizeof(head), f));
+    pclose(f);
+    head[strcspn(head, "\n")] = '\0';
+    struct seen s = {{0}};
+    land_up(&s);
+    assert_non_null(strstr(s.said, "added .git/objects/pack/pack-"));
+    assert_non_null(strstr(s.said, ".bitmap: a pack's bitmap or mtimes never lands"));
+    assert_non_null(strstr(s.said, ".promisor: a .promisor never lands"));
+    cleanup_free char *read = xasprintf(
+        "cd %s/work && git cat-file -e %s && git fsck --no-dangling >/dev/null 2>&1 && ls "
+        ".git/objects/pack/*.keep >/dev/null "
+        ".git/objects/pack/*.rev >/dev/null && ! ls -d .git/objects/pack/tmp_* 2>/dev/null",
+        dir, head);
+    assert_int_equal(shell(read), 0);
+
+    /* A lying index: its first offset moved by one, its trailer made to match again. */
+    cleanup_free char *lie = xasprintf(
+        "set -e; cd %s; rm -rf work up; mkdir -p up/.git/objects/pack; git init -q -b main work; "
+        "cp src/.git/objects/pack/pack-*.pack src/.git/objects/pack/pack-*.idx "
+        "up/.git/objects/pack/; "
+        "python3 -c \"import glob,hashlib; p=glob.glob('up/.git/objects/pack/*.idx')[0]; "
+        "b=bytearray(open(p,'rb').read()); n=b[1028]<<24|b[1029]<<16|b[1030]<<8|b[1031]; "
+        "o=8+1024+n*24; b[o+3]^=1; b[-20:]=hashlib.sha1(b[:-20]).digest(); "
+        "open(p,'wb').write(b)\"; "
+        "mkdir -p up/.git/objects/pack/x; cd up/.git/objects/pack; p=$(ls pack-*.pack); "
+        "cp $p pack-0123456789012345678901234567890123456789.pack; "
+        "cp ${p%%.pack}.idx pack-0123456789012345678901234567890123456789.idx; "
+        "cp ${p%%.pack}.idx pack-1111111111111111111111111111111111111111.idx",
+        dir);
+    assert_int_equal(shell(lie), 0);
+    memset(&s, 0, sizeof(s));
+    land_up(&s);
+    assert_non_null(strstr(s.said, ".pack: a pack whose index does not match it"));
+    assert_non_null(strstr(s.said, "pack-0123456789012345678901234567890123456789.pack: a pack "
+                                   "whose name is not its checksum"));
+    assert_non_null(strstr(s.said, "pack-1111111111111111111111111111111111111111.idx: a pack's "
+                                   "index or keep file lands only with its pack"));
+    cleanup_free char *none =
+        xasprintf("cd %s/work && ! ls .git/objects/pack/pack-* 2>/dev/null && "
+                  "! git cat-file -e %s 2>/dev/null && "
+                  "! ls -d .git/objects/pack/tmp_* 2>/dev/null",
+                  dir, head);
+    assert_int_equal(shell(none), 0);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_refuses), cmocka_unit_test(test_table_lands),
         cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
-        cmocka_unit_test(test_refs),
+        cmocka_unit_test(test_refs),          cmocka_unit_test(test_packs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
