@@ -172,6 +172,9 @@ TESTS += tests/integration/host-run.test
 EXTRA_DIST += tests/integration/host-run.test
 TESTS += tests/integration/git-gate.test
 EXTRA_DIST += tests/integration/git-gate.test
+# git fetch (a pack, checked) and git pull in a sealed box from a local HTTPS git server (root).
+TESTS += tests/integration/git-fetch.test
+EXTRA_DIST += tests/integration/git-fetch.test
 
 # Allowed hosts are for fetching (issue 18): the sidecar ends TLS, a clone works and a push is
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from
