@@ -99,8 +99,8 @@ static void test_signins__id__kept_or_refused(void **state)
         "{\"id\":7,\"sign_ins\":[]}",
         "{\"id\":\"ab\",\"sign_ins\":[],\"more\":1}",
         "{\"id\":\"ab\"}",
-        "{\"id\":\"00000000000000000000000000000000000000000000000000000000000000000\","
-        "\"sign_ins\":[]}",
+        ("{\"id\":\"00000000000000000000000000000000000000000000000000000000000000000\","
+         "\"sign_ins\":[]}"),
     };
     for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
         parse_bad(bad[i], strlen(bad[i]));
