@@ -17,7 +17,9 @@ wait_for() { # socket name: until it answers (a fresh machine's first start may 
 start_docker() {
     answers /var/run/docker.sock && return 0
     command -v dockerd >/dev/null || { echo "engines: dockerd is not installed (apt-get install docker.io)" >&2; return 1; }
-    nohup dockerd >/var/log/conch-dockerd.log 2>&1 &
+    # From /: an engine keeps the folder it started in as its own, and a test clone that
+    # started it is removed while the engine still runs.
+    (cd / && exec nohup dockerd >/var/log/conch-dockerd.log 2>&1) &
     wait_for /var/run/docker.sock dockerd
 }
 
@@ -43,7 +45,7 @@ start_podman() {
     command -v podman >/dev/null || { echo "engines: podman is not installed (apt-get install podman)" >&2; return 1; }
     configure_podman
     mkdir -p /run/podman
-    nohup podman system service --time=0 unix:///run/podman/podman.sock >/var/log/conch-podman.log 2>&1 &
+    (cd / && exec nohup podman system service --time=0 unix:///run/podman/podman.sock >/var/log/conch-podman.log 2>&1) &
     wait_for /run/podman/podman.sock podman
 }
 
