@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "mirror/git-landing.h"
+#include "mirror/git-run.h"
 #include "mirror/git-table.h"
 #include "mirror/rules.h"
 #include "mirror/walk.h"
@@ -328,57 +329,10 @@ static void land_object(struct gl *g, const char *rel)
     test_hold(g, "object");
 }
 
-/* git run here on this repository: a clean environment, this computer's repository config
- * (never the box's), no hooks, no fsmonitor; its output into outfd (-1: none), env1 one more
- * variable (NULL: none). The exit status, or -1. */
+/* git here on this repository (git-run.h); its output into outfd (-1: none). */
 static int git_run(struct gl *g, char *const *args, int outfd, const char *env1)
 {
-    int dirfd = fcntl(g->hostfd, F_DUPFD, 10); /* inherited: no close-on-exec */
-    if (dirfd < 0)
-        return -1;
-    cleanup_free char *gitdir = xasprintf("GIT_DIR=/proc/self/fd/%d", dirfd);
-    char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
-                   "HOME=/nonexistent",
-                   "LC_ALL=C",
-                   "GIT_CONFIG_NOSYSTEM=1",
-                   "GIT_CONFIG_GLOBAL=/dev/null",
-                   "GIT_NO_REPLACE_OBJECTS=1",
-                   "GIT_OPTIONAL_LOCKS=0",
-                   "GIT_TERMINAL_PROMPT=0",
-                   gitdir,
-                   (char *)env1,
-                   NULL};
-    struct cp_strvec argv = {0};
-    const char *fixed[] = {"git",
-                           "-c",
-                           "core.fsmonitor=false",
-                           "-c",
-                           "core.hooksPath=/dev/null",
-                           "-c",
-                           "core.useReplaceRefs=false"};
-    for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-        cp_strvec_push(&argv, fixed[i]);
-    for (size_t i = 0; args[i] != NULL; i++)
-        cp_strvec_push(&argv, args[i]);
-    cleanup_strv char **v = cp_strvec_steal(&argv);
-    struct cp_spawn_opts so = {
-        .in = {.how = CP_STDIO_NULL},
-        .out = {.how = outfd >= 0 ? CP_STDIO_FD : CP_STDIO_NULL, .fd = outfd},
-        .err = {.how = CP_STDIO_NULL},
-        .path_search = true,
-        .env = env,
-        .default_signals = true,
-        .what = "git"};
-    struct cp_child c = CP_CHILD_INIT;
-    int status = -1;
-    cp_error_t err = NULL;
-    if (cp_spawn(v, &so, &c, &err) == 0 && cp_child_wait(&c, &status, &err) == 0)
-        status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    else
-        status = -1;
-    cp_error_free(&err);
-    close(dirfd);
-    return status;
+    return cp_git_run_here(g->hostfd, args, outfd, env1);
 }
 
 static int git_here(struct gl *g, char *const *args)

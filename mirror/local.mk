@@ -10,6 +10,7 @@ libconch_la_SOURCES += \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/layer.c mirror/layer.h \
 	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
+	mirror/git-run.c mirror/git-run.h mirror/git-commits.c mirror/git-commits.h \
 	mirror/links.c mirror/links.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mirror/git-commits.h"
 #include "mirror/held.h"
 #include "mirror/walk.h"
 #include "src/command.h"
@@ -107,10 +108,18 @@ static void seen(void *ctx, const char *what, const char *path, const char *why)
         return;
     }
     printf("  %-8s %s%s%s%s\n", what, path, why ? " (" : "", why ? why : "", why ? ")" : "");
-    bool drawn = strcmp(what, "added") == 0 || strcmp(what, "changed") == 0 ||
-                 strcmp(what, "beside") == 0 || strcmp(what, "deleted") == 0;
-    if (s->diff && drawn && why == NULL)
+    bool moved = strcmp(what, "added") == 0 || strcmp(what, "changed") == 0;
+    bool drawn = moved || strcmp(what, "beside") == 0 || strcmp(what, "deleted") == 0;
+    if (!s->diff || !drawn || why != NULL)
+        return;
+    /* A ref is drawn as the commits it brings; an object's or the index's bytes are not for
+     * reading (the commits show what they hold). */
+    if (strncmp(path, ".git/refs/", 10) == 0 && moved) {
+        cleanup_free char *up = xasprintf("%s/up", s->run->dir);
+        cp_git_show_commits(s->run->workdir, up, path + 5);
+    } else if (strncmp(path, ".git/objects/", 13) != 0 && strcmp(path, ".git/index") != 0) {
         show_diff(s->run, what, path);
+    }
 }
 
 static json_object *run_json(const struct cp_held_run *r)
@@ -188,7 +197,9 @@ static int changes_handler(const struct cp_parsed *args, cp_error_t *err)
 static const struct cp_option options[] = {
     {"workdir", 0, "DIR", "the work folder (default: the current directory)"},
     {"json", 0, NULL, "one JSON document: {\"runs\": [{run, state, command, files}...]}"},
-    {"diff", 0, NULL, "each added, changed or deleted file's change, drawn by diff -u"},
+    {"diff", 0, NULL,
+     "each added, changed or deleted file's change, drawn by diff -u; a moved branch or tag as "
+     "the commits it brings (git log --stat)"},
     {0},
 };
 

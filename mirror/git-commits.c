@@ -1,0 +1,108 @@
+/* The commits a held run's ref move brings, for the person deciding whether to land it. The
+ * ref values are read as files (a loose ref, else its packed-refs line) opened without
+ * following a link, on both sides; git runs here only through git-run.h, with the layer's
+ * objects folder as an alternate for this one command, once it is a real folder there. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mirror/git-commits.h"
+#include "mirror/git-run.h"
+#include "mirror/walk.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
+
+#define PACKED_MAX (16 << 20)
+#define SHOWN_MAX  "50"
+
+/* The regular file at path under root, opened without following a link anywhere; -1 if none. */
+static int open_under(const char *root, const char *path)
+{
+    cleanup_close int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (rootfd < 0 || fstat(rootfd, &st) < 0)
+        return -1;
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    if (cp_walk_parent(rootfd, (uint64_t)st.st_dev, path, false, &dirfd, &base, &why) < 0)
+        return -1;
+    int fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static bool is_id(const char *s, size_t n)
+{
+    return (n == 40 || n == 64) && strspn(s, "0123456789abcdef") >= n;
+}
+
+/* A loose ref's first line, or the packed-refs line naming ref, as an object id in out. */
+static bool ref_value_at(const char *root, const char *ref, char out[65])
+{
+    cleanup_free char *loose = xasprintf(".git/%s", ref);
+    cleanup_free char *text = NULL;
+    size_t len = 0;
+    cleanup_close int fd = open_under(root, loose);
+    if (fd >= 0 && cp_read_fd(loose, fd, 4096, &text, &len, NULL) == 0) {
+        size_t n = strcspn(text, "\n");
+        if (!is_id(text, n))
+            return false;
+        memcpy(out, text, n);
+        out[n] = '\0';
+        return true;
+    }
+    cleanup_close int pfd = open_under(root, ".git/packed-refs");
+    if (pfd < 0 || cp_read_fd("packed-refs", pfd, PACKED_MAX, &text, &len, NULL) < 0)
+        return false;
+    for (char *line = text, *next; *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next)
+            *next++ = '\0';
+        char *sp = strchr(line, ' ');
+        if (sp != NULL && strcmp(sp + 1, ref) == 0 && is_id(line, (size_t)(sp - line))) {
+            memcpy(out, line, (size_t)(sp - line));
+            out[sp - line] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The layer's objects folder, when it and each folder on its way are folders, not links. */
+static bool real_folder(const char *up)
+{
+    const char *steps[] = {"", "/.git", "/.git/objects"};
+    for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+        cleanup_free char *p = xasprintf("%s%s", up, steps[i]);
+        struct stat st;
+        if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+            return false;
+    }
+    return true;
+}
+
+void cp_git_show_commits(const char *workdir, const char *up, const char *ref)
+{
+    char old[65] = "", new[65] = "";
+    bool had = ref_value_at(workdir, ref, old);
+    if (!ref_value_at(up, ref, new) || !real_folder(up))
+        return;
+    printf("    %s: %.12s -> %.12s\n", ref, had ? old : "(new)", new);
+    cleanup_free char *gitdir = xasprintf("%s/.git", workdir);
+    cleanup_close int gitfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (gitfd < 0)
+        return;
+    cleanup_free char *alt = xasprintf("GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/.git/objects", up);
+    cleanup_free char *range = xasprintf("%s..%s", old, new);
+    char *with_old[] = {"log", "--stat", "-n", SHOWN_MAX, range, "--", NULL};
+    char *fresh[] = {"log", "--stat", "-n", SHOWN_MAX, new, "--not", "--all", "--", NULL};
+    fflush(stdout);
+    (void)cp_git_run_here(gitfd, had ? with_old : fresh, STDOUT_FILENO, alt);
+}
