@@ -11,6 +11,8 @@ libconch_la_SOURCES += \
 	mirror/layer.c mirror/layer.h \
 	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
 	mirror/links.c mirror/links.h \
+	mirror/keys.c mirror/keys.h mirror/keys-ini.c mirror/keys-yaml.c mirror/keys-toml.c \
+	mirror/run-keys.c mirror/run-keys.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
