@@ -377,7 +377,9 @@ char *cp_run_keys_judge(enum cp_keyed kind, const char *path, const char *here, 
     char *why = NULL;
     if (key != NULL) {
         cleanup_free char *k = cp_escape(key), *p = cp_escape(path);
-        why = xasprintf("host-run: %s in %s may run a program here (only data keys land)", k, p);
+        why = xasprintf("host-run: %s in %s may run a program here; only data keys land from a "
+                        "box, so set it here yourself if you want it",
+                        k, p);
     }
     cp_keys_dispose(&h);
     cp_keys_dispose(&b);
