@@ -11,6 +11,7 @@
 #include "places/container/sidecar.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
 static int list_json(struct cp_engine *e, const char *what, const char *filter, json_object **out,
@@ -134,21 +135,35 @@ static bool safe_name(const char *s)
            strspn(s + 13, "0123456789abcdef") == strlen(s + 13);
 }
 
+/* Whether the sidecar was made by the home whose mark is given: another home's runs count on
+ * theirs between runs (the same sidecar and holder), so its idle exit removes it, not our clean. */
+static bool own_home(json_object *labels, const char *mark)
+{
+    const char *home = cp_json_str(labels, CP_HOME_LABEL);
+    return mark != NULL && home != NULL && strcmp(home, mark) == 0;
+}
+
 static int clean_sidecars(struct cp_engine *e, int *removed, cp_error_t *err)
 {
+    cleanup_free char *mark = cp_home_mark();
     cleanup_json json_object *list = NULL;
     if (list_json(e, "containers", "{\"label\":[\"conch.egress=1\"]}", &list, err) < 0)
         return cp_error_code(err);
     for (size_t i = 0;
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
-        json_object *c = json_object_array_get_idx(list, i), *names = NULL;
+        json_object *c = json_object_array_get_idx(list, i), *names = NULL, *labels = NULL;
         const char *id = cp_json_str(c, "Id");
         json_object_object_get_ex(c, "Names", &names);
+        json_object_object_get_ex(c, "Labels", &labels);
         const char *n0 = json_object_get_string(json_object_array_get_idx(names, 0));
         const char *name = n0 && n0[0] == '/' ? n0 + 1 : n0;
         bool used = false;
         if (id == NULL || !safe_name(name))
             return cp_error_code(err);
+        if (!own_home(labels, mark)) {
+            cp_debug("clean: sidecar %s is another CONCH_HOME's", name);
+            continue;
+        }
         cleanup_close int use = cp_sidecar_use_lock(name, LOCK_EX | LOCK_NB);
         if (use < 0) {
             cp_debug("clean: a run holds sidecar %s in use", name);

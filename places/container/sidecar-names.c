@@ -11,6 +11,7 @@
 #include "src/base/buf.h"
 #include "src/base/digest.h"
 #include "src/base/strvec.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
 /* Each comma-separated item of an environment knob after an option. */
@@ -162,6 +163,8 @@ json_object *cp_sidecar_labels(const struct cp_sidecar_names *n)
     json_object_object_add(labels, CP_SIDECAR_LABEL, json_object_new_string("1"));
     json_object_object_add(labels, CP_LIST_LABEL, json_object_new_string(n->list));
     json_object_object_add(labels, CP_FOLDER_LABEL, json_object_new_string(n->folder));
+    cleanup_free char *mark = cp_home_mark();
+    json_object_object_add(labels, CP_HOME_LABEL, json_object_new_string(mark ? mark : ""));
     return labels;
 }
 

@@ -15,6 +15,9 @@
 #define CP_SIDECAR_LABEL "conch.egress"
 #define CP_LIST_LABEL    "conch.egress.list"
 #define CP_FOLDER_LABEL  "conch.egress.folder"
+/* The CONCH_HOME that made it (cp_home_mark): `clean` removes only its own home's idle
+ * sidecars; another home's leave by their own idle exit (CP_SIDECAR_IDLE_SECS). */
+#define CP_HOME_LABEL "conch.egress.home"
 /* The folder's network holder (sidecar-hold.c) carries this one and the folder's, not the
  * sidecar's: it is no sidecar. */
 #define CP_HOLD_LABEL "conch.egress.hold"
