@@ -34,7 +34,8 @@ struct data_key {
  * go), script-shell, shell, node-options, onload-script, git, editor, browser, viewer, node-gyp
  * (programs npm runs), prefix, globalconfig, userconfig, cache, init-module, pnpmfile,
  * global-pnpmfile, use-node-version (code or config from elsewhere), proxy, https-proxy,
- * strict-ssl, ca, cafile (what is trusted), enable-pre-post-scripts, side-effects-cache. Matched
+ * strict-ssl, ca, cafile (what is trusted), enable-pre-post-scripts, side-effects-cache, and
+ * tag-version-prefix (a tag name git could take for an option). Matched
  * in any case and with '_' for '-'. */
 static const struct data_key npm_keys[] = {
     {"save-exact", NULL},        /* package.json gets exact versions */
@@ -71,7 +72,6 @@ static const struct data_key npm_keys[] = {
     {"fetch-retry-maxtimeout", NULL},
     {"fetch-timeout", NULL},
     {"message", NULL},                  /* npm version's commit message */
-    {"tag-version-prefix", NULL},       /* npm version's tag prefix */
     {"git-tag-version", NULL},          /* whether npm version tags */
     {"ignore-scripts", "true"},         /* scripts never run; false makes them run */
     {"shamefully-hoist", NULL},         /* pnpm: a flat node_modules */
@@ -93,7 +93,8 @@ static const struct data_key npm_keys[] = {
  * (where packages and tokens go), injectEnvironmentFiles (environments for scripts),
  * unsafeHttpWhitelist, httpProxy, httpsProxy, enableStrictSsl, caFilePath (what is trusted),
  * packageExtensions (dependencies added, with their scripts), initFields (package.json's
- * fields, scripts too), cacheFolder, globalFolder and the other paths. Matched exactly. */
+ * fields, scripts too), cacheFolder, globalFolder and the other paths, changesetBaseRefs (refs
+ * handed to git, where one could read as an option). Matched exactly. */
 static const struct data_key yarn_keys[] = {
     {"nodeLinker", NULL},               /* pnp, pnpm or node-modules */
     {"nmMode", NULL},                   /* node_modules: classic or hard links */
@@ -118,13 +119,11 @@ static const struct data_key yarn_keys[] = {
     {"preferTruncatedLines", NULL},     /* output */
     {"defaultSemverRangePrefix", NULL}, /* the range yarn add writes */
     {"enableTransparentWorkspaces", NULL},
-    {"enableOfflineMode", NULL},  /* the cache only */
-    {"enableNetwork", NULL},      /* no network at all when false */
-    {"networkConcurrency", NULL}, /* network tuning */
-    {"httpTimeout", NULL},        /* network tuning */
-    {"httpRetry", NULL},          /* network tuning */
-    {"changesetBaseRefs", NULL},  /* yarn version's base branches */
-    {"changesetIgnorePatterns", NULL},
+    {"enableOfflineMode", NULL},         /* the cache only */
+    {"enableNetwork", NULL},             /* no network at all when false */
+    {"networkConcurrency", NULL},        /* network tuning */
+    {"httpTimeout", NULL},               /* network tuning */
+    {"httpRetry", NULL},                 /* network tuning */
     {"supportedArchitectures.os", NULL}, /* which platforms' binaries are fetched */
     {"supportedArchitectures.cpu", NULL},
     {"supportedArchitectures.libc", NULL},
@@ -377,8 +376,8 @@ char *cp_run_keys_judge(enum cp_keyed kind, const char *path, const char *here, 
     char *why = NULL;
     if (key != NULL) {
         cleanup_free char *k = cp_escape(key), *p = cp_escape(path);
-        why = xasprintf("host-run: %s in %s may run a program here; only data keys land from a "
-                        "box, so set it here yourself if you want it",
+        why = xasprintf("host-run: %s in %s may run a program here; only data keys land (set it "
+                        "here yourself to keep it)",
                         k, p);
     }
     cp_keys_dispose(&h);
