@@ -15,6 +15,7 @@
 
 #include "mirror/archive-util.h"
 #include "mirror/landing.h"
+#include "mirror/run-keys.h"
 #include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/util.h"
@@ -108,6 +109,16 @@ static bool present_after(void *ctx, const char *path)
            fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* The rules for a name coming back; .npmrc, .yarnrc.yml and .cargo/config.toml, host-run only
+ * for what they are, wait for their keys to be read (commit_one). */
+static const char *check_back(const struct cp_rules *rules, const char *path)
+{
+    const char *why = cp_rules_check_back(rules, path);
+    return why != NULL && strcmp(why, CP_RULES_HOST_RUN) == 0 && cp_run_keys_only_keyed(rules, path)
+               ? NULL
+               : why;
+}
+
 int cp_landing_begin(struct cp_landing *l, int rootfd, struct cp_ask *asks, size_t n,
                      const struct cp_rules *rules, uint64_t max_bytes, struct cp_mirror_report *rep,
                      cp_error_t *err)
@@ -127,7 +138,7 @@ int cp_landing_begin(struct cp_landing *l, int rootfd, struct cp_ask *asks, size
     if (n > 0)
         qsort(asks, n, sizeof(*asks), ask_cmp);
     for (size_t i = 0; i < n; i++) {
-        const char *why = cp_rules_check_back(rules, asks[i].path);
+        const char *why = check_back(rules, asks[i].path);
         if (why == NULL)
             why = cp_rules_repo_shape(asks[i].path, present_after, l);
         asks[i].outcome = why ? CP_LAND_REFUSED : CP_LAND_PENDING;
@@ -166,7 +177,7 @@ static const char *judge(struct cp_landing *l, struct archive_entry *e, bool war
         return "sent more than once";
     if (ask->outcome == CP_LAND_REFUSED)
         return "refused";
-    const char *why = cp_rules_check_back(l->rules, name);
+    const char *why = check_back(l->rules, name);
     if (why != NULL)
         return why;
     if (archive_entry_hardlink(e) != NULL)
@@ -321,12 +332,25 @@ static int place_one(struct cp_landing *l, struct cp_ask *ask, int dirfd, const 
     return -1;
 }
 
+/* A staged name the rules refuse as host-run got here by check_back: its keys decide. */
+static char *keyed_why(const struct cp_landing *l, const struct cp_ask *ask)
+{
+    const char *why = cp_rules_check_back(l->rules, ask->path);
+    if (why == NULL || strcmp(why, CP_RULES_HOST_RUN) != 0)
+        return NULL;
+    cleanup_close int fd = openat(l->stagefd, ask->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    return cp_run_keys_why(l->rootfd, ask->path, fd);
+}
+
 static void commit_one(struct cp_landing *l, struct cp_ask *ask)
 {
     cleanup_close int dirfd = -1;
     const char *base = NULL, *why = "cannot open the folder";
     int outcome = -1;
-    if (cp_walk_parent(l->rootfd, l->dev, ask->path, true, &dirfd, &base, &why) == 0)
+    cleanup_free char *keyed = keyed_why(l, ask);
+    if (keyed != NULL)
+        why = keyed;
+    else if (cp_walk_parent(l->rootfd, l->dev, ask->path, true, &dirfd, &base, &why) == 0)
         outcome = place_one(l, ask, dirfd, base, &why);
     if (outcome < 0) {
         unstage(l, ask);

@@ -22,6 +22,7 @@
 #include "mirror/git-landing.h"
 #include "mirror/layer.h"
 #include "mirror/links.h"
+#include "mirror/run-keys.h"
 #include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/paths.h"
@@ -375,6 +376,10 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
                       const struct stat *st)
 {
     const char *why = judge(l, udirfd, name, path, st);
+    /* .npmrc, .yarnrc.yml and .cargo/config.toml are data too: judged by the keys changed. */
+    cleanup_free char *keyed = NULL;
+    if (why != NULL && strcmp(why, CP_RULES_HOST_RUN) == 0 && S_ISREG(st->st_mode))
+        why = keyed = cp_run_keys_layer_why(l->o, udirfd, name, path);
     if (why != NULL) {
         refuse(l, path, why);
         return;

@@ -12,6 +12,8 @@ libconch_la_SOURCES += \
 	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
 	mirror/git-run.c mirror/git-run.h mirror/git-commits.c mirror/git-commits.h \
 	mirror/links.c mirror/links.h \
+	mirror/keys.c mirror/keys.h mirror/keys-ini.c mirror/keys-yaml.c mirror/keys-toml.c \
+	mirror/run-keys.c mirror/run-keys.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
 	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
@@ -53,6 +55,11 @@ tests_unit_test_host_run_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_host_run_CPPFLAGS = $(AM_CPPFLAGS) -DHOST_RUN_FILES=\"$(srcdir)/tests/integration/host-run-files\"
 tests_unit_test_host_run_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_host_run
+check_PROGRAMS += tests/unit/test_run_keys
+tests_unit_test_run_keys_SOURCES = tests/unit/test_run_keys.c tests/unit/put-file.h $(MIRROR_TEST_HELPERS)
+tests_unit_test_run_keys_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_run_keys_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_run_keys
 check_PROGRAMS += tests/unit/test_git_gate
 tests_unit_test_git_gate_SOURCES = tests/unit/test_git_gate.c tests/unit/put-file.h
 tests_unit_test_git_gate_CFLAGS = $(TEST_CFLAGS)
@@ -80,6 +87,21 @@ tests_fuzz_replay_landing_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/landing\"
 tests_fuzz_replay_landing_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_landing
+
+# The readers of .npmrc, .yarnrc.yml and .cargo/config.toml and the rule over them.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_run_keys
+tests_fuzz_fuzz_run_keys_SOURCES = tests/fuzz/fuzz_run_keys.c
+tests_fuzz_fuzz_run_keys_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_run_keys_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_run_keys
+tests_fuzz_replay_run_keys_SOURCES = tests/fuzz/fuzz_run_keys.c tests/fuzz/replay.c
+tests_fuzz_replay_run_keys_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/run_keys\"
+tests_fuzz_replay_run_keys_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_run_keys
 
 # Writes the fuzzer's seed corpus (run by hand: tests/mirror/gen-corpus tests/fuzz/corpus/landing).
 check_PROGRAMS += tests/mirror/gen-corpus

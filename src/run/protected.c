@@ -113,7 +113,9 @@ const char *const cp_host_run_default[] = {
     ".config/fish/",
     /* Package managers act on these with the person's keys at the next install here: where
      * tokens are sent (and the sidecar's sign-ins follow: a planted registry would be allowed
-     * and signed in to), and yarnPath / yarn-path and Bun's preload, which run code. */
+     * and signed in to), and yarnPath / yarn-path and Bun's preload, which run code. .npmrc and
+     * .yarnrc.yml are project data too: a box's file lands when every key it changed is a data
+     * key (mirror/run-keys.c), else it is refused naming the key. */
     ".npmrc",
     ".yarnrc",
     ".yarnrc.yml",
@@ -123,7 +125,8 @@ const char *const cp_host_run_default[] = {
     ".pnpmfile.cjs", /* pnpm runs it at the next install, --ignore-scripts too; any project */
     ".pnpmfile.mjs", /* pnpm 10's ESM pnpmfile, the same */
     /* cargo reads .cargo/config in the folder it runs in and every parent: rustc-wrapper,
-     * target runners and aliases run at the next build. */
+     * target runners and aliases run at the next build. Data too: they land by their keys
+     * like .npmrc (mirror/run-keys.c), profile.*.opt-level yes, build.rustc-wrapper never. */
     ".cargo/config.toml",
     ".cargo/config",
     /* rustup installs and runs the toolchain these name (a path too), from cwd upward. */
