@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "mirror/git-landing.h"
+#include "mirror/git-loose.h"
 #include "mirror/git-run.h"
 #include "mirror/git-table.h"
 #include "mirror/rules.h"
@@ -364,14 +365,20 @@ static void test_hold(struct gl *g, const char *stage)
         ;
 }
 
+/* A loose object here answers without a git process (git-loose.h); else git's cat-file. */
 static bool object_here(struct gl *g, const char *hex)
 {
+    if (cp_git_loose_here(g->hostfd, hex))
+        return true;
     cleanup_free char *spec = xasprintf("%s^{object}", hex);
     return git_here(g, (char *[]){"cat-file", "-e", spec, NULL}) == 0;
 }
 
+/* A loose commit whose parent is old is a fast-forward from it; else git's merge-base. */
 static bool ancestor_here(struct gl *g, const char *old, const char *new)
 {
+    if (cp_git_loose_parent_is(g->hostfd, new, old))
+        return true;
     return git_here(g, (char *[]){"merge-base", "--is-ancestor", (char *)old, (char *)new, NULL}) ==
            0;
 }

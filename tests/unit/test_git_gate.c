@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "mirror/git-landing.h"
+#include "mirror/git-loose.h"
 #include "mirror/git-table.h"
 #include "src/base/spawn.h"
 #include "src/base/util.h"
@@ -189,6 +190,44 @@ static void say_line(void *ctx, const char *line)
     on_tell(ctx, "said", line, NULL);
 }
 
+/* The gate's fast answers from loose objects here (git-loose.c): an object is here when its
+ * loose file is, and a commit is a fast-forward from a parent it names, its second parent too;
+ * nothing else passes for one (a root commit, itself, a tree, a shortened id). */
+static void test_loose(void **state)
+{
+    (void)state;
+    scratch();
+    cleanup_free char *mk =
+        xasprintf("cd %s && git init -q work && cd work && g() { git -c user.name=t -c "
+                  "user.email=t@e \"$@\"; }"
+                  " && echo a >f && g add f && g commit -qm a && echo b >>f && g commit -qam b"
+                  " && g checkout -qb side HEAD~1 && echo c >c && g add c && g commit -qm c"
+                  " && g checkout -q - && g merge -q --no-edit side",
+                  dir);
+    assert_int_equal(shell(mk), 0);
+    cleanup_free char *m = git_out("rev-parse HEAD"), *b = git_out("rev-parse HEAD^1"),
+                      *c = git_out("rev-parse HEAD^2"), *a = git_out("rev-parse HEAD~2"),
+                      *tree = git_out("rev-parse HEAD^{tree}");
+    cleanup_free char *gd = xasprintf("%s/work/.git", dir);
+    int gitfd = open(gd, O_RDONLY | O_DIRECTORY);
+    assert_true(gitfd >= 0);
+    assert_true(cp_git_loose_here(gitfd, b));
+    assert_false(cp_git_loose_here(gitfd, "0123456789012345678901234567890123456789"));
+    assert_false(cp_git_loose_here(gitfd, "../../etc"));
+    assert_true(cp_git_loose_parent_is(gitfd, b, a));
+    assert_true(cp_git_loose_parent_is(gitfd, m, b));
+    assert_true(cp_git_loose_parent_is(gitfd, m, c));
+    assert_false(cp_git_loose_parent_is(gitfd, m, a));
+    assert_false(cp_git_loose_parent_is(gitfd, a, b));
+    assert_false(cp_git_loose_parent_is(gitfd, b, b));
+    assert_false(cp_git_loose_parent_is(gitfd, tree, a));
+    char shortened[40];
+    snprintf(shortened, sizeof(shortened), "%.39s", a);
+    assert_false(cp_git_loose_parent_is(gitfd, b, shortened));
+    close(gitfd);
+    remove_tree(dir);
+}
+
 static void test_refs(void **state)
 {
     (void)state;
@@ -335,7 +374,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_refuses), cmocka_unit_test(test_table_lands),
         cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
-        cmocka_unit_test(test_refs),          cmocka_unit_test(test_packs),
+        cmocka_unit_test(test_loose),         cmocka_unit_test(test_refs),
+        cmocka_unit_test(test_packs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
