@@ -31,6 +31,7 @@
 #include "mirror/walk.h"
 #include "src/base/spawn.h"
 #include "src/base/strvec.h"
+#include "src/base/test-hold.h"
 #include "src/base/util.h"
 #include "src/run/report.h"
 
@@ -349,20 +350,11 @@ static int git_here(struct gl *g, char *const *args)
  * environment here, which nothing in a box can set. */
 static void test_hold(struct gl *g, const char *stage)
 {
-    const char *dir = getenv("CONCH_TEST_HOLD_GIT");
     const char *at = getenv("CONCH_TEST_HOLD_GIT_AT");
-    if (dir == NULL || at == NULL || strcmp(at, stage) != 0 || g->held)
+    if (at == NULL || strcmp(at, stage) != 0 || g->held)
         return;
     g->held = true;
-    cleanup_free char *held = xasprintf("%s/held", dir);
-    cleanup_free char *go = xasprintf("%s/go", dir);
-    int h = open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (h >= 0)
-        close(h);
-    cleanup_close int fd = open(go, O_RDONLY | O_CLOEXEC);
-    char c;
-    while (fd >= 0 && read(fd, &c, 1) > 0)
-        ;
+    cp_test_hold("CONCH_TEST_HOLD_GIT");
 }
 
 /* A loose object here answers without a git process (git-loose.h); else git's cat-file. */
