@@ -721,6 +721,7 @@ static bool land_ref(struct gl *g, const char *name, const char *val, enum cp_gi
     tell(g, old[0] ? "changed" : "added", name);
     if (g->o->rep != NULL)
         g->o->rep->landed++;
+    test_hold(g, "ref");
     return true;
 }
 
