@@ -39,7 +39,8 @@ static const struct cp_option options[] = {
 const struct cp_command cp_cmd_clean = {
     .name = "clean",
     .synopsis = "[--place PLACE]",
-    .summary = "remove boxes, sidecars and networks that a crash left behind",
+    .summary = "remove boxes, sidecars and networks that a crash left behind, and package "
+               "caches unused for 7 days",
     .options = options,
     .handler = clean_handler,
     .failure_status = 1,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "src/base/util.h"
 #include "src/command.h"
 
 /* What follows an option that takes a value, by the name its table gives the value. */
@@ -52,6 +53,23 @@ static void print_values(const struct cp_command *cmd, FILE *out)
     fputs("        esac\n", out);
 }
 
+/* The values `config set KEY` takes, where they are words. */
+static const struct {
+    const char *key, *words;
+} config_values[] = {
+    {"engine", "docker podman auto"},
+    {"container.limits", "required allow-missing"},
+    {"container.caches", "on off"},
+};
+
+static void print_config_values(FILE *out)
+{
+    fputs("        [ \"${COMP_WORDS[at+1]}\" = set ] && case ${COMP_WORDS[at+2]} in\n", out);
+    for (size_t i = 0; i < ARRAY_SIZE(config_values); i++)
+        fprintf(out, "        %s) w3='%s' ;;\n", config_values[i].key, config_values[i].words);
+    fputs("        esac\n", out);
+}
+
 static void print_command(const struct cp_command *cmd, FILE *out)
 {
     fprintf(out, "    %s)\n", cmd->name);
@@ -62,6 +80,8 @@ static void print_command(const struct cp_command *cmd, FILE *out)
     else
         fprintf(out, "        w1='%s'\n", cmd->words[0] ? cmd->words[0] : "");
     fprintf(out, "        w2='%s'\n", cmd->words[1] ? cmd->words[1] : "");
+    if (strcmp(cmd->name, "config") == 0)
+        print_config_values(out);
     if (cmd->stop_at_positional)
         fputs("        stop=1\n", out);
     fputs("        ;;\n", out);
@@ -79,7 +99,7 @@ static const char prologue[] =
     "_conch_place()\n"
     "{\n"
     "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-    "    local i cmd='' at=0 opts='' valued='' w1='' w2='' stop=0 nth=0\n";
+    "    local i cmd='' at=0 opts='' valued='' w1='' w2='' w3='' stop=0 nth=0\n";
 
 /* Finds the command word, then counts the positionals typed after it, skipping options and
  * the values of options that take one. */
@@ -113,6 +133,8 @@ static const char epilogue[] =
     "        COMPREPLY=($(compgen -W \"$w1\" -- \"$cur\"))\n"
     "    elif [ \"$nth\" = 1 ]; then\n"
     "        COMPREPLY=($(compgen -W \"$w2\" -- \"$cur\"))\n"
+    "    elif [ \"$nth\" = 2 ]; then\n"
+    "        COMPREPLY=($(compgen -W \"$w3\" -- \"$cur\"))\n"
     "    fi\n"
     "}\n"
     "complete -F _conch_place conch-place\n";

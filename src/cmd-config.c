@@ -60,10 +60,13 @@ const struct cp_command cp_cmd_config = {
             "company proxy\n"
             "  container.limits required (default): a box whose engine cannot apply its pids,\n"
             "                   memory and CPU limits is not run (125); allow-missing: it runs,\n"
-            "                   and each run says so (rootless engines on cgroup v1)\n",
+            "                   and each run says so (rootless engines on cgroup v1)\n"
+            "  container.caches on (default): a sealed box's package caches (npm, pip, yarn,\n"
+            "                   pnpm, cargo, Go, bun) are kept per work folder; off: none\n",
     .options = options,
     .handler = config_handler,
     .failure_status = 1,
     .words = {"get set unset",
-              "place image engine cloud.api_url cloud.ca_file egress.ca_file container.limits"},
+              "place image engine cloud.api_url cloud.ca_file egress.ca_file container.limits "
+              "container.caches"},
 };

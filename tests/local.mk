@@ -32,6 +32,11 @@ tests_unit_test_container_SOURCES = tests/unit/test_container.c tests/unit/one-l
 tests_unit_test_container_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_container_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_container
+check_PROGRAMS += tests/unit/test_caches
+tests_unit_test_caches_SOURCES = tests/unit/test_caches.c
+tests_unit_test_caches_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_caches_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_caches
 check_PROGRAMS += tests/unit/test_warm_end
 tests_unit_test_warm_end_SOURCES = tests/unit/test_warm_end.c
 tests_unit_test_warm_end_CFLAGS = $(TEST_CFLAGS)
@@ -175,6 +180,10 @@ EXTRA_DIST += tests/integration/git-gate.test
 # git fetch (a pack, checked) and git pull in a sealed box from a local HTTPS git server (root).
 TESTS += tests/integration/git-fetch.test
 EXTRA_DIST += tests/integration/git-fetch.test
+# A sealed box's package caches outlive it per folder (issue 32): a second npm install downloads
+# nothing, another folder's box sees none, container.caches off, clean of those unused 7 days.
+TESTS += tests/integration/caches.test
+EXTRA_DIST += tests/integration/caches.test
 
 # Allowed hosts are for fetching (issue 18): the sidecar ends TLS, a clone works and a push is
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from
@@ -208,6 +217,7 @@ tests/integration/container-exit.log: tests/cloud/cloud-container.log
 tests/integration/gate.log: tests/integration/container-exit.log
 tests/integration/egress-tls.log: tests/integration/gate.log
 tests/integration/docker-group.log: tests/integration/egress-tls.log
+tests/integration/caches.log: tests/integration/docker-group.log
 
 # Every test's time, for the breakdown bootstrap.sh test prints.
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/timed

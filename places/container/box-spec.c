@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "places/container/box-spec.h"
+#include "places/container/caches.h"
 #include "places/container/egress-trust.h"
 #include "src/base/util.h"
 
@@ -27,9 +28,10 @@ static json_object *bind_mount(const char *src, const char *dst, bool ro)
     return m;
 }
 
-/* The layer's volume at the folder's path. NoCopy: an engine copies what an image holds at a
- * volume's path into it when it looks empty, which would land as the box's writes. */
-static json_object *layer_mount(const char *volume, const char *dst)
+/* The layer's volume at the folder's path, or the cache's at its own. NoCopy: an engine copies
+ * what an image holds at a volume's path into it when it looks empty, which would land as the
+ * box's writes. */
+static json_object *volume_mount(const char *volume, const char *dst)
 {
     json_object *m = json_object_new_object();
     json_object_object_add(m, "Type", json_object_new_string("volume"));
@@ -45,7 +47,7 @@ static json_object *layer_mount(const char *volume, const char *dst)
 static json_object *mounts(const struct cp_box_spec *s)
 {
     json_object *a = json_object_new_array();
-    json_object_array_add(a, s->layer != NULL ? layer_mount(s->layer, s->workdir)
+    json_object_array_add(a, s->layer != NULL ? volume_mount(s->layer, s->workdir)
                                               : bind_mount(s->workdir, s->workdir, false));
     /* The top .git is seen through the layer and lands by git's table (mirror/git-table.c);
      * every other one (submodules', nested repositories', worktrees' files) stays read-only.
@@ -62,6 +64,11 @@ static json_object *mounts(const struct cp_box_spec *s)
         json_object_array_add(a, bind_mount(s->copies[i], s->settings[i], true));
     for (size_t i = 0; s->ca_bundle != NULL && s->ca_paths != NULL && s->ca_paths[i] != NULL; i++)
         json_object_array_add(a, bind_mount(s->ca_bundle, s->ca_paths[i], true));
+    /* The folder's caches, their credential files covered; NoCopy as for the layer. */
+    if (s->cache != NULL)
+        json_object_array_add(a, volume_mount(s->cache, CP_CACHE_TARGET));
+    for (size_t i = 0; s->cache != NULL && cp_cache_covers[i] != NULL; i++)
+        json_object_array_add(a, bind_mount(s->empty_file, cp_cache_covers[i], true));
     if (s->no_dns != NULL) /* the engines then write no resolver of their own */
         json_object_array_add(a, bind_mount(s->empty_file, "/etc/resolv.conf", true));
     return a;
@@ -147,6 +154,8 @@ static json_object *environment(const struct cp_box_spec *s)
     /* The sidecar ends TLS with its own CA: the usual clients are pointed at the bundle. */
     for (size_t i = 0; s->ca_bundle != NULL && cp_box_ca_env[i] != NULL; i++)
         json_object_array_add(a, json_object_new_string(cp_box_ca_env[i]));
+    for (size_t i = 0; s->cache != NULL && cp_cache_env[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(cp_cache_env[i]));
     return a;
 }
 

@@ -32,6 +32,7 @@ struct cp_box_spec {
     char **labels;          /* "k=v" entries; borrowed */
     const char *ca_bundle;  /* sealed: the image's roots and the sidecar's CA (egress-trust.h), */
     char **ca_paths;        /* bound read-only at these paths; NULL: the image's own */
+    const char *cache;      /* sealed: the folder's cache volume (caches.h), or NULL */
 };
 
 /* The sysctls of a box on a sealed network (no IPv6); the caller owns the object. */

@@ -1,9 +1,11 @@
 /* `clean` for the container place: on every engine that answers, the boxes crashed runs left,
- * the unused egress sidecars and networks, and the layers; then held runs past their age. */
+ * the unused egress sidecars and networks, the layers and the folders' package caches unused
+ * for 7 days; then held runs past their age. */
 #include "config.h"
 
 #include <stdio.h>
 
+#include "places/container/caches.h"
 #include "places/container/layer.h"
 #include "places/container/leftovers.h"
 #include "places/container/place-container-int.h"
@@ -31,6 +33,11 @@ static int clean_engine(const char *kind, int *found, cp_error_t *err)
     printf("%s: removed %d unused egress sidecar%s and network%s\n", e->kind, sidecars,
            sidecars == 1 ? "" : "s", sidecars == 1 ? "" : "s");
     cp_layer_sweep(e);
+    int caches = 0;
+    if (cp_cache_sweep(e, &caches, err) < 0)
+        return cp_error_code(err);
+    printf("%s: removed %d package cache%s unused for 7 days\n", e->kind, caches,
+           caches == 1 ? "" : "s");
     cp_warm_pool_forget();
     return 0;
 }

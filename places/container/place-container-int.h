@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "mirror/held.h"
+#include "places/container/caches.h"
 #include "places/container/engine.h"
 #include "places/container/protect.h"
 #include "places/container/seal.h"
@@ -45,6 +46,7 @@ struct cp_container_state {
     bool limits_may_miss;    /* container.limits allow-missing */
     char *limits_missing;    /* ... and the limits this box went without, for the report */
     char *layer_volume;      /* this box's layer's volume */
+    struct cp_cache cache;   /* sealed, container.caches on: the folder's caches */
     const char *req_workdir; /* borrowed from the request */
     char *const *req_argv;
     struct cp_held_run layer; /* its folder, once made or claimed */

@@ -49,6 +49,7 @@ void cp_container_state_free(struct cp_container_state *s)
     free(s->name);
     cp_seal_dispose(&s->seal);
     free(s->layer_volume);
+    cp_cache_dispose(&s->cache);
     cp_held_run_dispose(&s->layer);
     free(s);
 }
@@ -138,6 +139,7 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .layer = s->gated ? s->layer_volume : NULL,
         .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
         .ca_paths = req->sealed ? s->seal.ca_paths : NULL,
+        .cache = s->cache.volume,
     };
     cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
@@ -195,6 +197,19 @@ static int home_copies(struct cp_container_state *s, cp_error_t *err)
     return cp_protect_home_copies(&s->prot, s->name, home, xdg && xdg[0] == '/' ? xdg : NULL, err);
 }
 
+/* A sealed box's package caches, unless turned off. One that cannot be had costs this run its
+ * caches, not the run. */
+static void caches(struct cp_container_state *s, const struct cp_run_request *req)
+{
+    if (!req->sealed || !cp_config_caches_on(req->config))
+        return;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_cache_prepare(s->engine, req->workdir, &s->cache, &err) < 0)
+        cp_say("%s; this run goes without them (conch-place config set container.caches off "
+               "stops trying)",
+               err->msg);
+}
+
 int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     cp_debug("preparing");
@@ -238,6 +253,7 @@ int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_
         return cp_error_code(err);
     if (req->sealed)
         cp_debug("sidecar %s at %s", s->seal.sidecar.name, s->seal.sidecar.ip);
+    caches(s, req);
     cp_run_report_stage("seal");
     if (warm_names(s, req, err) < 0)
         return cp_error_code(err);

@@ -17,9 +17,9 @@
 /* A whole system bundle is about 200 KiB; a file of 16 MiB is no CA bundle but a mistake. */
 #define CA_FILE_MAX (16 * 1024 * 1024)
 
-static const char *const pref_keys[] = {"place",           "image",         "engine",
-                                        "cloud.api_url",   "cloud.ca_file", "egress.ca_file",
-                                        "container.limits"};
+static const char *const pref_keys[] = {
+    "place",         "image",          "engine",           "cloud.api_url",
+    "cloud.ca_file", "egress.ca_file", "container.limits", "container.caches"};
 
 static const char *const mode_names[] = {
     [CP_HOST_READ] = "read",
@@ -106,6 +106,11 @@ int cp_config_check_value(const char *key, const char *v, cp_error_t *err)
             return 0;
         return cp_error_make(err, CP_ERR_USAGE, 0,
                              "container.limits '%s' is not required or allow-missing", v);
+    }
+    if (strcmp(key, "container.caches") == 0) {
+        if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+            return 0;
+        return cp_error_make(err, CP_ERR_USAGE, 0, "container.caches '%s' is not on or off", v);
     }
     return cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a setting (known: %s)", key,
                          CP_CONFIG_KEYS);
@@ -387,6 +392,12 @@ bool cp_config_limits_may_miss(const struct cp_config *c)
 {
     const char *v = c != NULL ? cp_config_get(c, "container.limits") : NULL;
     return v != NULL && strcmp(v, "allow-missing") == 0;
+}
+
+bool cp_config_caches_on(const struct cp_config *c)
+{
+    const char *v = c != NULL ? cp_config_get(c, "container.caches") : NULL;
+    return v == NULL || strcmp(v, "off") != 0;
 }
 
 /* A folder key as written by hand: "/a/b/", "/a//b" or a symlink to the folder all name it.

@@ -26,7 +26,8 @@ struct cp_config {
 
 /* The preferences get, set and unset know, for messages and help. */
 #define CP_CONFIG_KEYS                                                                             \
-    "place, image, engine, cloud.api_url, cloud.ca_file, egress.ca_file, container.limits"
+    "place, image, engine, cloud.api_url, cloud.ca_file, egress.ca_file, container.limits, "       \
+    "container.caches"
 
 /* Loads and validates; an absent file is an empty config. */
 int cp_config_load(struct cp_config *out, cp_error_t *err);
@@ -47,6 +48,9 @@ const char *cp_config_egress_ca_file(const struct cp_config *c);
 /* container.limits is allow-missing: the person accepts boxes whose engine cannot apply the
  * pids, memory and CPU limits (rootless on cgroup v1), said at each run. Default: required. */
 bool cp_config_limits_may_miss(const struct cp_config *c);
+/* container.caches is not off: a sealed box's package caches live in its folder's cache volume
+ * (places/container/caches.h). Default: on. */
+bool cp_config_caches_on(const struct cp_config *c);
 /* Whether path is a readable regular file holding at least one PEM certificate. */
 int cp_config_check_ca_file(const char *path, cp_error_t *err);
 /* The folder's egress entry: an array of host items, the string "allow-all", or NULL. An item

@@ -127,6 +127,26 @@ static void test_settings__container_limits__two_values_default_required(void **
     assert_false(cp_config_limits_may_miss(&cfg));
 }
 
+/* container.caches: on unless turned off; another word is refused, naming the two. */
+static void test_settings__container_caches__on_or_off_default_on(void **state)
+{
+    (void)state;
+    write_config("{}");
+    cleanup_error cp_error_t err = NULL;
+    cleanup_config struct cp_config cfg = {0};
+    assert_int_equal(cp_config_load(&cfg, &err), 0);
+    assert_true(cp_config_caches_on(&cfg));
+    assert_true(cp_config_caches_on(NULL));
+    assert_int_equal(cp_config_set(&cfg, "container.caches", "no", &err), CP_ERR_USAGE);
+    assert_non_null(strstr(err->msg, "not on or off"));
+    assert_true(cp_config_caches_on(&cfg));
+    cp_error_free(&err);
+    assert_int_equal(cp_config_set(&cfg, "container.caches", "off", &err), 0);
+    assert_false(cp_config_caches_on(&cfg));
+    assert_int_equal(cp_config_set(&cfg, "container.caches", "on", &err), 0);
+    assert_true(cp_config_caches_on(&cfg));
+}
+
 static void test_hostname__patterns__exact_or_suffix_only(void **state)
 {
     assert_true(cp_host_pattern_valid("registry.example.org"));
@@ -594,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_settings__egress_old_file__loads_every_host_read),
         cmocka_unit_test(test_settings__egress_bad_mode__refused_with_the_modes_named),
         cmocka_unit_test(test_settings__egress_ca_file__checked_on_set_stored_absolute),
+        cmocka_unit_test(test_settings__container_caches__on_or_off_default_on),
         cmocka_unit_test(test_protected__config_list__adds_never_replaces),
         cmocka_unit_test(test_workdir__home_its_holders_and_root__refused),
     };
