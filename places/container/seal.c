@@ -64,6 +64,18 @@ static int give_sign_ins(struct cp_engine *e, const struct cp_sidecar *s,
     return 0;
 }
 
+/* The proxy variables, then each named sign-in's placeholder (never its secret). */
+static void add_placeholders(struct cp_seal *out, const struct cp_sign_ins *ins)
+{
+    char **named = cp_sign_ins_box_env(ins);
+    size_t have = cp_strv_len(out->env), more = cp_strv_len(named);
+    out->env = xrealloc(out->env, (have + more + 1) * sizeof(char *));
+    for (size_t i = 0; i <= more; i++)
+        out->env[have + i] = named[i]; /* the strings are the env's now */
+    free(named);
+    out->named_sign_ins = more > 0;
+}
+
 int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
                     const char *box, const char *image_id, struct cp_seal *out, cp_error_t *err)
 {
@@ -81,6 +93,7 @@ int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_co
         cp_seal_dispose(out);
         return cp_error_code(err);
     }
+    add_placeholders(out, &ins);
     return 0;
 }
 
