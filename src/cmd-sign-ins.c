@@ -127,8 +127,7 @@ static int sign_ins_add(const struct cp_parsed *args, const char *folder, cp_err
 {
     if (args->nrest != 2)
         return cp_error_make(err, CP_ERR_USAGE, 0, "sign-ins add takes one HOST");
-    struct cp_named_sign_in *s = xcalloc(1, sizeof(*s));
-    __attribute__((cleanup(named_dispose))) struct cp_named_sign_in *hold = s;
+    __attribute__((cleanup(named_dispose))) struct cp_named_sign_in *s = xcalloc(1, sizeof(*s));
     if (add_options(args, s, err) < 0)
         return cp_error_code(err);
     size_t len = 0;

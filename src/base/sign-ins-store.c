@@ -375,8 +375,9 @@ int cp_sign_in_store(const char *folder, const struct cp_named_sign_in *s, cp_er
         return cp_secrets_save(path, root, err);
     }
     /* Added again: the new secret and settings replace the old, which is wiped. */
-    cleanup_secret_json json_object *old = json_object_get(json_object_array_get_idx(list, at));
+    json_object *old = json_object_get(json_object_array_get_idx(list, at));
     json_object_array_put_idx(list, at, entry_json(s));
+    cp_secrets_json_free(&old);
     return cp_secrets_save(path, root, err);
 }
 
@@ -395,8 +396,9 @@ int cp_sign_in_unstore(const char *folder, const char *host, cp_error_t *err)
         cp_error_hint(err, "'conch-place sign-ins list --workdir %s' shows its sign-ins.", folder);
         return CP_ERR_USAGE;
     }
-    cleanup_secret_json json_object *old = json_object_get(json_object_array_get_idx(list, at));
+    json_object *old = json_object_get(json_object_array_get_idx(list, at));
     json_object_array_del_idx(list, at, 1);
+    cp_secrets_json_free(&old); /* ours was the last reference: wiped, then freed */
     if (json_object_array_length(list) == 0) {
         json_object *all = NULL;
         json_object_object_get_ex(root, KEY, &all);

@@ -197,6 +197,7 @@ static int command(const char *stdin_text, cp_error_t *err, ...)
     int r = cp_command_parse(&cp_cmd_sign_ins, argc, argv, &p, err);
     if (r == 0)
         r = cp_cmd_sign_ins.handler(&p, err);
+    free(p.rest);
     fflush(stdout);
     dup2(saved, STDIN_FILENO);
     close(saved);
