@@ -27,6 +27,7 @@
 #include "src/base/paths.h"
 #include "src/run/report.h"
 #include "src/base/strvec.h"
+#include "src/base/test-hold.h"
 #include "src/base/util.h"
 
 #define BESIDE_SUFFIX ".conch-far"
@@ -332,21 +333,14 @@ static const char *judge(struct layer *l, int udirfd, const char *name, const ch
  * is written to and closed, so that the test's kill -9 or save comes in the middle of a landing
  * for certain (racing a big one was lost on a quick machine). The variables are read in
  * conch-place's own environment on this computer, which nothing in a box can set. */
+/* Each of the two holds (CONCH_TEST_HOLD_STAGED, _LANDING) once a landing: test-hold.h. */
 static void test_hold(struct layer *l, const char *var, bool *done)
 {
-    const char *dir = getenv(var);
-    if (dir == NULL || *done)
+    (void)l;
+    if (*done)
         return;
     *done = true;
-    cleanup_free char *held = xasprintf("%s/held", dir);
-    cleanup_free char *go = xasprintf("%s/go", dir);
-    int h = open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0600); /* the test's sign: held now */
-    if (h >= 0)
-        close(h);
-    cleanup_close int g = open(go, O_RDONLY | O_CLOEXEC);
-    char c;
-    while (g >= 0 && read(g, &c, 1) > 0)
-        ;
+    cp_test_hold(var);
 }
 
 /* Whether the two open files hold the same bytes (their sizes are equal). */

@@ -19,6 +19,11 @@ char *cp_layer_volume(const char *id);
 int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char *const *argv,
                   const char *state, struct cp_held_run *out, cp_error_t *err);
 
+/* Whether the layer volume the box named id mounts is still the one cp_layer_make made (its
+ * labels); called once the box is made, since the engine makes an empty volume for a name it
+ * does not find. */
+int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err);
+
 /* Removes the volume (the layer's folder stays for the gate). Quiet: a volume still in use or
  * gone is left to the next sweep. */
 void cp_layer_volume_remove(struct cp_engine *e, const char *id);
@@ -26,7 +31,8 @@ void cp_layer_volume_remove(struct cp_engine *e, const char *id);
 /* After its box is gone: removes the layer's volume, then its folder unless it is held. */
 void cp_layer_drop(struct cp_engine *e, const char *id);
 
-/* Removes layer volumes whose folder is gone, and warm layers no box can claim any more. */
+/* Removes this CONCH_HOME's layer volumes whose folder is gone, and warm layers no box can
+ * claim any more. */
 void cp_layer_sweep(struct cp_engine *e);
 
 #endif

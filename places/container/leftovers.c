@@ -35,11 +35,21 @@ static bool warm_gone(json_object *c)
     return true;
 }
 
-static bool is_leftover(const char *name, json_object *c, json_object *labels, bool all_warm)
+/* Whether the warm box is of the pool of the home whose mark is given (NULL: none is known). */
+static bool own_home(json_object *labels, const char *mark)
 {
-    /* Unclaimed warm boxes outlive their maker by design; they go once they have left. */
+    const char *home = cp_json_str(labels, CP_WARM_HOME_LABEL);
+    return mark != NULL && home != NULL && strcmp(home, mark) == 0;
+}
+
+static bool is_leftover(const char *name, json_object *c, json_object *labels, bool all_warm,
+                        const char *mark)
+{
+    /* Unclaimed warm boxes outlive their maker by design; they go once they have left. `clean`
+     * takes its own home's at once, but another home's pool is that home's (its runs would find
+     * the boxes they count on gone). */
     if (cp_warm_unclaimed(name))
-        return all_warm || warm_gone(c);
+        return (all_warm && own_home(labels, mark)) || warm_gone(c);
     /* `clean` also takes a box that names no owner at all: nobody can ever claim it. */
     if (all_warm && cp_json_str(labels, "conch.owner.host") == NULL)
         return true;
@@ -54,6 +64,7 @@ int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_
     if (cp_engine_call(e, "GET", path, NULL, &list, err) < 0)
         return cp_error_wrap(err, "while looking for leftover boxes");
     int removed = 0;
+    cleanup_free char *mark = cp_home_mark();
     for (size_t i = 0;
          json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
         json_object *c = json_object_array_get_idx(list, i), *labels = NULL, *names = NULL;
@@ -61,7 +72,7 @@ int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_
         json_object_object_get_ex(c, "Labels", &labels);
         json_object_object_get_ex(c, "Names", &names);
         const char *name = json_object_get_string(json_object_array_get_idx(names, 0));
-        if (id == NULL || !is_leftover(name, c, labels, all_warm))
+        if (id == NULL || !is_leftover(name, c, labels, all_warm, mark))
             continue;
         cleanup_error cp_error_t rerr = NULL;
         if (cp_box_remove(e, id, &rerr) == 0) {

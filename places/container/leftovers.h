@@ -7,8 +7,8 @@
 #include "places/container/engine.h"
 
 /* Removes conch boxes whose owner process is gone, and unclaimed warm boxes that have left
- * (or never started); with all_warm, every unclaimed warm box. *removed_out (may be NULL)
- * counts them. A live run's box is never touched. */
+ * (or never started); with all_warm, every unclaimed warm box of this CONCH_HOME's pools.
+ * *removed_out (may be NULL) counts them. A live run's box is never touched. */
 int cp_leftovers_sweep(struct cp_engine *e, bool all_warm, int *removed_out, cp_error_t *err);
 
 /* The sweep above on every engine that answers (a crash may have used either), then the keyless

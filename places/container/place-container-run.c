@@ -19,6 +19,7 @@
 #include "src/base/log.h"
 #include "src/run/report.h"
 #include "src/base/signals.h"
+#include "src/base/test-hold.h"
 #include "src/base/util.h"
 
 /* Attach before start, so no output is produced while nobody listens. */
@@ -175,8 +176,13 @@ static int get_box(struct cp_container_state *s, bool *warm_out, char **id_out, 
     if (s->gated && cp_layer_make(s->engine, s->req_workdir, s->name, s->req_argv, "running",
                                   &s->layer, err) < 0)
         return cp_error_code(err);
+    /* gate.test holds a run here while another CONCH_HOME's clean sweeps. */
+    if (s->gated)
+        cp_test_hold("CONCH_TEST_HOLD_LAYER");
     if (cp_box_create(s->engine, s->spec, s->name, id_out, err) < 0)
         return cp_error_wrap(err, "making the box");
+    if (s->gated && cp_layer_check(s->engine, s->name, err) < 0)
+        return cp_error_code(err);
     cp_debug("made");
     return check_limits(s, *id_out, err);
 }

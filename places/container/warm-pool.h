@@ -23,6 +23,9 @@
  * while it runs a command. */
 #define CP_WARM_CLAIM_MAX 240
 
+/* A warm box's label naming the CONCH_HOME whose pool made it (cp_home_mark). */
+#define CP_WARM_HOME_LABEL "conch.home"
+
 /* A fresh name for a warm box. The caller frees it. */
 char *cp_warm_name(void);
 

@@ -12,6 +12,7 @@
 #include "src/base/clock.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/util.h"
 
 /* Reads a decimal length and the end mark's nonce on a line, then that many bytes of the
@@ -57,12 +58,16 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     cleanup_free char *k = xasprintf("conch.key=%s", key);
     /* The owner labels stay: once claimed, the box's host says whose sweep may judge it. */
     size_t n = cp_strv_len(spec->labels);
-    char **labels = xcalloc(n + 4, sizeof(char *));
+    /* Whose pool it is: `clean` takes its own home's unclaimed boxes, never another's. */
+    cleanup_free char *mark = cp_home_mark();
+    cleanup_free char *home = xasprintf("%s=%s", CP_WARM_HOME_LABEL, mark != NULL ? mark : "");
+    char **labels = xcalloc(n + 5, sizeof(char *));
     for (size_t i = 0; i < n; i++)
         labels[i] = spec->labels[i];
     labels[n] = "conch.warm=1";
     labels[n + 1] = made;
     labels[n + 2] = k;
+    labels[n + 3] = home;
     w.labels = labels;
     json_object *j = cp_box_spec_json(&w);
     free(labels);
@@ -102,6 +107,7 @@ static int make_one(struct cp_engine *e, const struct cp_warm_refill *r,
     /* A box without its limits is kept warm only where the person accepts that; the run that
      * claims it reads them back again and says so (place-container-run.c). */
     if (cp_box_create(e, next->spec, next->name, &id, err) < 0 ||
+        (r->workdir != NULL && cp_layer_check(e, next->name, err) < 0) ||
         cp_box_limits_missing(e, id, next->spec, &missing, err) < 0 ||
         (missing != NULL && !r->limits_may_miss &&
          cp_error_make(err, CP_ERR_FAILED, 0, "no %s limits", missing) < 0) ||

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "src/base/buf.h"
+#include "src/base/digest.h"
 #include "src/base/paths.h"
 #include "src/base/unix-msg.h"
 #include "src/base/util.h"
@@ -62,6 +63,22 @@ int cp_workplaces_dir(char **out, cp_error_t *err)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
     *out = steal_pointer(&dir);
     return 0;
+}
+
+char *cp_home_mark(void)
+{
+    cleanup_free char *wp = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_workplaces_dir(&wp, &err) < 0)
+        return NULL;
+    cleanup_free char *real = realpath(wp, NULL);
+    const char *name = real != NULL ? real : wp;
+    uint8_t sum[CP_SHA256_LEN];
+    cp_sha256(name, strlen(name), sum);
+    char hex[17];
+    for (size_t i = 0; i < 8; i++)
+        snprintf(hex + 2 * i, 3, "%02x", sum[i]);
+    return xstrdup(hex);
 }
 
 char *cp_person_dir(void)

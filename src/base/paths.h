@@ -10,6 +10,10 @@ int cp_home_dir(char **out, cp_error_t *err);
 int cp_conch_home(int create, char **out, cp_error_t *err);
 /* $CONCH_HOME/workplaces (derived state: manifests, locks), made (0700) if absent. */
 int cp_workplaces_dir(char **out, cp_error_t *err);
+/* A short mark of this CONCH_HOME (the first 16 hex digits of a SHA-256 of its workplaces
+ * folder's path), which labels the engine's things made for it, so that one home's sweep
+ * never takes another's. NULL when the folder cannot be had; the caller frees it. */
+char *cp_home_mark(void);
 /* The person's folder for what every CONCH_HOME of theirs must share (locks on an engine's
  * things): $XDG_RUNTIME_DIR/conch-place, else /tmp/conch-place-UID; made 0700 and checked to
  * be theirs and closed to others. NULL when it cannot be had; the caller frees it. */
