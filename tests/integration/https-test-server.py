@@ -8,7 +8,8 @@ so that a test can tell what reached it and whether it carried a sign-in. Each n
   file name; a publish (PUT) is answered 201 and kept nowhere.
 A name with "auth" answers 401 to a request without exactly that Authorization value, one with
 "need": [HEADER, VALUE] to one without that header. With "secrets" in the config, a request
-holding one of them anywhere (request line, headers, body) has " secret" after its log line.
+holding one of them in its request line or a header has " secret" after its log line, in its
+body " body-secret".
 A name with "redirect": URL answers a path ending in /-/redirect with a 302 there; one with
 "ok" answers 200 "ok METHOD PATH" to anything else.
 Two hostile ways a host may have, each a name's flag:
@@ -138,17 +139,20 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404, b'{"error":"not found"}', "application/json")
         self.answer(200, open(f, "rb").read(), ctype)
 
-    def holds_secret(self, data):
-        """Whether any of the config's "secrets" is anywhere in the request as it came."""
-        seen = ("%s\n%s" % (self.requestline, self.headers)).encode() + data
-        return any(x.encode() in seen for x in config.get("secrets", []))
+    def secret_mark(self, data):
+        """ secret: one of the config's "secrets" in the request line or a header; body-secret:
+        in the body; both when both."""
+        head = ("%s\n%s" % (self.requestline, self.headers)).encode()
+        marks = [m for m, part in (("secret", head), ("body-secret", data))
+                 if any(x.encode() in part for x in config.get("secrets", []))]
+        return "".join(" " + m for m in marks)
 
     def serve(self):
         host = self.headers.get("Host", "").split(":")[0]
         spec = names.get(host, {})
         auth = self.headers.get("Authorization")
         data = self.body() if "secrets" in config else None
-        mark = " secret" if data is not None and self.holds_secret(data) else ""
+        mark = self.secret_mark(data) if data is not None else ""
         with log_lock, open(config["log"], "a") as f:
             f.write("%s %s %s %s%s\n" % (host, self.command, self.path, "auth" if auth else "-",
                                           mark))
