@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,30 +28,52 @@ static const char *opt(const struct cp_parsed *args, const char *name)
     return cp_arg(args, &cp_cmd_sign_ins, name);
 }
 
-/* Echo off while a terminal is read, and back on however the read ends. */
-struct echo_off {
-    struct termios saved;
-    bool on;
-};
+/* Echo off while a terminal is read, and back on however the read ends: a return, or Ctrl-C
+ * and SIGTERM (whose default death would leave the person's terminal silent). */
+static struct termios echo_saved;
+static volatile sig_atomic_t echo_is_off;
 
-static void echo_restore(struct echo_off *e)
+static void echo_restore_now(void)
 {
-    if (e->on)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &e->saved);
+    if (echo_is_off)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &echo_saved);
+    echo_is_off = 0;
+}
+
+static void echo_on_signal(int sig)
+{
+    echo_restore_now(); /* tcsetattr is async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void echo_restore(bool *quiet)
+{
+    if (*quiet)
+        echo_restore_now();
+}
+
+static bool echo_off(void)
+{
+    if (tcgetattr(STDIN_FILENO, &echo_saved) != 0)
+        return false;
+    struct termios quiet = echo_saved;
+    quiet.c_lflag &= ~(tcflag_t)ECHO;
+    signal(SIGINT, echo_on_signal);
+    signal(SIGTERM, echo_on_signal);
+    echo_is_off = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
+    return echo_is_off;
 }
 
 /* Reads at most CP_SECRET_MAX + 2 bytes: a secret, its newline, and one byte to tell "too
  * long". From a terminal one line, unechoed; else everything up to the end. */
 static int read_secret(char **out, size_t *len_out, cp_error_t *err)
 {
-    __attribute__((cleanup(echo_restore))) struct echo_off echo = {0};
     bool tty = isatty(STDIN_FILENO);
-    if (tty && tcgetattr(STDIN_FILENO, &echo.saved) == 0) {
-        struct termios quiet = echo.saved;
-        quiet.c_lflag &= ~(tcflag_t)ECHO;
-        echo.on = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
-        fprintf(stderr, "conch-place: type or paste the secret (not shown), then Enter: ");
-    }
+    __attribute__((cleanup(echo_restore))) bool quiet = tty && echo_off();
+    if (tty)
+        fprintf(stderr, "conch-place: type or paste the secret%s, then Enter: ",
+                quiet ? " (not shown)" : "");
     size_t cap = CP_SECRET_MAX + 2, len = 0;
     cleanup_secret char *buf = xcalloc(1, cap + 1);
     while (len < cap && !(tty && len > 0 && buf[len - 1] == '\n')) {

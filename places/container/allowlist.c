@@ -299,6 +299,10 @@ static void add_named(struct cp_allowlist *l, const struct cp_sign_ins *signs)
 /* A named sign-in's words: whose it is, its header, and whether every method carries it. */
 static char *named_words(const struct cp_host_why *h, const struct cp_sign_in *s)
 {
+    if (h->mode == CP_HOST_PASS)
+        return xasprintf("%s; your sign-in for it (sign-ins add) is not added: a pass-through "
+                         "host's TLS is never opened, so nothing can be signed there",
+                         h->why);
     bool whole = strcmp(s->prefix, "/") == 0;
     return xasprintf("%s, " SIGNED " (yours), in its %s header%s%s%s", h->why, s->header,
                      whole ? "" : " under ", whole ? "" : s->prefix,
@@ -319,6 +323,8 @@ static void mark_sign_ins(struct cp_allowlist *l, const struct cp_sign_ins *sign
         for (size_t k = 0; h->sign_in && k < signs->n && first == NULL; k++)
             if (strcasecmp(signs->v[k].host, h->host) == 0)
                 first = &signs->v[k];
+        if (first != NULL && first->placeholder != NULL && h->mode == CP_HOST_PASS)
+            h->sign_in = false; /* a blind tunnel: the sidecar cannot add it there */
         char *why = first != NULL && first->placeholder != NULL ? named_words(h, first)
                     : first != NULL ? xasprintf("%s, " SIGNED " (from %s)", h->why, first->source)
                                     : xasprintf("%s, no sign-in found", h->why);

@@ -187,6 +187,13 @@ int cp_secrets_save(const char *path, json_object *root, cp_error_t *err)
 {
     const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
     size_t len = strlen(text);
+    if (len >= SECRETS_MAX) { /* it could not be read back: every run would fail */
+        explicit_bzero((char *)text, len);
+        cp_error_make(err, CP_ERR_TOO_BIG, 0, "%s would be over %d bytes", path, SECRETS_MAX);
+        cp_error_hint(err, "Remove sign-ins you no longer use (conch-place sign-ins list, then "
+                           "sign-ins remove HOST).");
+        return CP_ERR_TOO_BIG;
+    }
     int r = cp_write_file_atomic(path, text, len, 0600, err);
     explicit_bzero((char *)text, len);
     return r;
