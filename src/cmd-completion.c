@@ -18,6 +18,8 @@ static const char *value_words(const char *arg_name)
     if (strcmp(arg_name, "PLACE") == 0)
         return "COMPREPLY=($(compgen -W \"container cloud $(_conch_place_ssh_hosts)\" -- "
                "\"$cur\"))";
+    if (strcmp(arg_name, "SCHEME") == 0)
+        return "COMPREPLY=($(compgen -W \"bearer basic raw\" -- \"$cur\"))";
     if (strcmp(arg_name, "NAME") == 0)
         return "COMPREPLY=($(compgen -W \"docker podman auto\" -- \"$cur\"))";
     return "COMPREPLY=()";

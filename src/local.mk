@@ -21,6 +21,7 @@ libconch_la_SOURCES += \
 	src/cmd-doctor.c \
 	src/cmd-egress-proxy.c \
 	src/cmd-hosts.c \
+	src/cmd-sign-ins.c \
 	src/cmd-ssh-keeper.c \
 	src/cmd-seal-probe.c \
 	src/cmd-net-hold.c \

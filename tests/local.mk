@@ -130,6 +130,12 @@ tests_unit_test_sign_ins_SOURCES = tests/unit/test_sign_ins.c
 tests_unit_test_sign_ins_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_sign_ins_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_sign_ins
+# The sign-ins the person names: the command's checks and store, a run's placeholders.
+check_PROGRAMS += tests/unit/test_named_sign_ins
+tests_unit_test_named_sign_ins_SOURCES = tests/unit/test_named_sign_ins.c
+tests_unit_test_named_sign_ins_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_named_sign_ins_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_named_sign_ins
 check_PROGRAMS += tests/unit/test_egress_trust
 tests_unit_test_egress_trust_SOURCES = tests/unit/test_egress_trust.c
 tests_unit_test_egress_trust_CFLAGS = $(TEST_CFLAGS)
@@ -184,6 +190,11 @@ EXTRA_DIST += tests/integration/git-fetch.test
 # nothing, another folder's box sees none, container.caches off, clean of those unused 7 days.
 TESTS += tests/integration/caches.test
 EXTRA_DIST += tests/integration/caches.test
+
+# Sign-ins for hosts the person names (issue 33): the box holds a placeholder the sidecar
+# replaces for that host, path and header alone; the secret nowhere in the box, a log or argv.
+TESTS += tests/integration/sign-ins.test
+EXTRA_DIST += tests/integration/sign-ins.test
 
 # Allowed hosts are for fetching (issue 18): the sidecar ends TLS, a clone works and a push is
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from

@@ -275,6 +275,40 @@ static void add_egress(const struct cp_settings_sources *src, struct cp_allowlis
     }
 }
 
+/* The hosts the person named with `sign-ins add`: each joins the list for this run, read-only
+ * unless added --write (then every method goes to it, as to a `hosts add --write` host). A
+ * pass-through host stays so: its TLS is never opened, so nothing could be signed there. */
+static void add_named(struct cp_allowlist *l, const struct cp_sign_ins *signs)
+{
+    for (size_t k = 0; signs != NULL && k < signs->n; k++) {
+        const struct cp_sign_in *s = &signs->v[k];
+        if (s->placeholder == NULL)
+            continue;
+        enum cp_host_mode mode = s->write ? CP_HOST_WRITE : CP_HOST_READ;
+        size_t at = find_at(l->allowed, l->nallowed, s->host);
+        if (at == l->nallowed) {
+            add(&l->allowed, &l->nallowed, s->host, xstrdup("named by 'conch-place sign-ins add'"));
+            if (at < l->nallowed)
+                l->allowed[at].mode = mode;
+        } else if (l->allowed[at].mode == CP_HOST_READ) {
+            l->allowed[at].mode = mode;
+        }
+    }
+}
+
+/* A named sign-in's words: whose it is, its header, and whether every method carries it. */
+static char *named_words(const struct cp_host_why *h, const struct cp_sign_in *s)
+{
+    if (h->mode == CP_HOST_PASS)
+        return xasprintf("%s; your sign-in for it (sign-ins add) is not added: a pass-through "
+                         "host's TLS is never opened, so nothing can be signed there",
+                         h->why);
+    bool whole = strcmp(s->prefix, "/") == 0;
+    return xasprintf("%s, " SIGNED " (yours), in its %s header%s%s%s", h->why, s->header,
+                     whole ? "" : " under ", whole ? "" : s->prefix,
+                     s->write ? "; every method goes, the sign-in with it (--write)" : "");
+}
+
 /* Which hosts get a sign-in from the sidecar, in their words; the person's registries say
  * when none was found, since their installs then fail with the registry's 401. */
 static void mark_sign_ins(struct cp_allowlist *l, const struct cp_sign_ins *signs)
@@ -285,12 +319,15 @@ static void mark_sign_ins(struct cp_allowlist *l, const struct cp_sign_ins *sign
         bool yours = strncmp(h->why, YOURS, strlen(YOURS)) == 0;
         if (!h->sign_in && !yours)
             continue;
-        const char *source = NULL;
-        for (size_t k = 0; h->sign_in && k < signs->n && source == NULL; k++)
+        const struct cp_sign_in *first = NULL;
+        for (size_t k = 0; h->sign_in && k < signs->n && first == NULL; k++)
             if (strcasecmp(signs->v[k].host, h->host) == 0)
-                source = signs->v[k].source;
-        char *why = h->sign_in ? xasprintf("%s, " SIGNED " (from %s)", h->why, source)
-                               : xasprintf("%s, no sign-in found", h->why);
+                first = &signs->v[k];
+        if (first != NULL && first->placeholder != NULL && h->mode == CP_HOST_PASS)
+            h->sign_in = false; /* a blind tunnel: the sidecar cannot add it there */
+        char *why = first != NULL && first->placeholder != NULL ? named_words(h, first)
+                    : first != NULL ? xasprintf("%s, " SIGNED " (from %s)", h->why, first->source)
+                                    : xasprintf("%s, no sign-in found", h->why);
         free(h->why);
         h->why = why;
     }
@@ -305,6 +342,7 @@ int cp_allowlist_build(const struct cp_settings_sources *src, struct cp_allowlis
         return cp_error_code(err);
     }
     add_egress(src, out);
+    add_named(out, src->sign_ins);
     mark_sign_ins(out, src->sign_ins);
     return 0;
 }

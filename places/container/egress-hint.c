@@ -190,13 +190,27 @@ static void no_entry_line(struct cp_buf *b, const struct cp_egress_refusal *v, s
                "outside the seal.\n");
 }
 
+/* Whether a refused sign-in is one the person named (sign-ins-named.c gives its source). */
+static bool named_source(const char *source)
+{
+    static const char named[] = "conch-place sign-ins add ";
+    return source != NULL && strncmp(source, named, sizeof(named) - 1) == 0;
+}
+
 /* The far side's certificate, and a refused sign-in: each with its one step. */
 static void failure_lines(struct cp_buf *b, const struct cp_egress_refusal *v, size_t n)
 {
     bool trust = false;
     for (size_t i = 0; i < n; i++) {
         cleanup_free char *line = NULL;
-        if (strcmp(v[i].reason, "sign-in-refused") == 0)
+        if (strcmp(v[i].reason, "sign-in-refused") == 0 && named_source(v[i].source))
+            line = xasprintf("%s answered %s %s with a refusal of the sign-in you gave with "
+                             "'conch-place sign-ins add %s': renew it by running that again (it "
+                             "reads the new secret from standard input), then run the command "
+                             "again.\n",
+                             v[i].target, v[i].method ? v[i].method : "a request",
+                             v[i].path ? v[i].path : "", v[i].target);
+        else if (strcmp(v[i].reason, "sign-in-refused") == 0)
             line = xasprintf("%s refused the sign-in the sidecar added from %s: renew the "
                              "credential there, then run the command again.\n",
                              v[i].target, v[i].source ? v[i].source : "your settings");

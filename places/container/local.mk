@@ -26,6 +26,8 @@ libconch_la_SOURCES += \
 	places/container/sign-in-file.c places/container/sign-ins-npm.c \
 	places/container/sign-ins-pip.c places/container/sign-ins-git.c \
 	places/container/sign-ins-message.c \
+	places/container/sign-ins-named.c \
+	places/container/sign-ins-share.c \
 	places/container/egress-image.c places/container/egress-image.h \
 	places/container/sidecar.h places/container/sidecar-start.c \
 	places/container/sidecar-keys.c \

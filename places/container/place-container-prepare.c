@@ -145,11 +145,14 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
     s->spec = cp_box_spec_json(&spec);
     /* A warm box serves only while its sidecar is the one it was made to use. */
     cleanup_free char *made_from =
-        xasprintf("%s %s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed");
+        xasprintf("%s %s%s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed",
+                  s->seal.named_sign_ins ? " named-sign-ins" : "");
     s->warm_key = cp_warm_key(&spec, made_from);
     s->warm_pool = cp_warm_pool_name(s->engine->socket, s->warm_key);
-    /* Keyless copies are made per box and removed with this run: none is left for a warm box. */
-    for (size_t i = 0; i < CP_WARM_POOL_MAX && s->prot.copies == NULL; i++) {
+    /* Keyless copies are made per box and removed with this run, and a named sign-in's
+     * placeholder serves this run alone: none is left for a warm box. */
+    for (size_t i = 0; i < CP_WARM_POOL_MAX && s->prot.copies == NULL && !s->seal.named_sign_ins;
+         i++) {
         spec.env = s->warm_envs[i];
         cleanup_free char *warm_layer = s->gated ? cp_layer_volume(s->warm_names[i]) : NULL;
         spec.layer = warm_layer;

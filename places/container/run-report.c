@@ -171,6 +171,13 @@ void cp_container_report_box(struct cp_engine *e, const char *id, const char *ho
     cp_run_report_take("seal", seal);
 }
 
+static bool signed_in(json_object *o)
+{
+    json_object *v = NULL;
+    return json_object_object_get_ex(o, "signed_in", &v) && json_object_get_boolean(v);
+}
+
+/* The refusals for box in the sidecar's log, and the sign-ins it added (host and header). */
 static size_t take_refusals(const char *text, size_t len, const char *box)
 {
     size_t found = 0;
@@ -180,6 +187,11 @@ static size_t take_refusals(const char *text, size_t len, const char *box)
         cleanup_json json_object *o = cp_egress_log_object(text + start, end - start);
         const char *b = cp_json_str(o, "box"), *verdict = cp_json_str(o, "verdict");
         const char *host = cp_json_str(o, "host");
+        if (b != NULL && strcmp(b, box) == 0 && verdict != NULL && host != NULL &&
+            strcmp(verdict, "allowed") == 0 && signed_in(o)) {
+            const char *header = cp_json_str(o, "header");
+            cp_run_report_sign_in(host, header != NULL ? header : "Authorization");
+        }
         if (b != NULL && strcmp(b, box) == 0 && verdict != NULL &&
             strcmp(verdict, "refused") == 0 && host != NULL) {
             cp_run_report_refused_host(host, (unsigned)cp_json_int(o, "port", 0),

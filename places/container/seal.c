@@ -64,6 +64,29 @@ static int give_sign_ins(struct cp_engine *e, const struct cp_sidecar *s,
     return 0;
 }
 
+/* The proxy variables, then each named sign-in's placeholder (never its secret). */
+static void add_placeholders(struct cp_seal *out, const struct cp_sign_ins *ins)
+{
+    char **named = cp_sign_ins_box_env(ins);
+    size_t have = cp_strv_len(out->env), more = cp_strv_len(named);
+    out->env = xrealloc(out->env, (have + more + 1) * sizeof(char *));
+    for (size_t i = 0; i <= more; i++)
+        out->env[have + i] = named[i]; /* the strings are the env's now */
+    free(named);
+    out->named_sign_ins = more > 0;
+}
+
+/* The sidecar's sign-ins for this run, with the placeholders of a run of the folder going
+ * beside it where there is one (sign-ins-share.c); this run is counted live from here. */
+static int share_and_give(struct cp_engine *e, struct cp_seal *out, struct cp_sign_ins *ins,
+                          cp_error_t *err)
+{
+    out->named_sign_ins = cp_sign_ins_any_named(ins);
+    if (out->named_sign_ins)
+        cp_sign_ins_share(ins, out->sidecar.id, out->box);
+    return give_sign_ins(e, &out->sidecar, ins, err);
+}
+
 int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_config *cfg,
                     const char *box, const char *image_id, struct cp_seal *out, cp_error_t *err)
 {
@@ -75,12 +98,13 @@ int cp_seal_prepare(struct cp_engine *e, const char *workdir, const struct cp_co
     if (trust_load(cfg, &trust, err) < 0 || cp_sign_ins_for(workdir, &ins, err) < 0 ||
         cp_allowlist_signed_for(workdir, cfg, &ins, &out->list, err) < 0 ||
         cp_sidecar_ensure(e, &out->list, workdir, &trust, &out->sidecar, err) < 0 ||
-        give_sign_ins(e, &out->sidecar, &ins, err) < 0 ||
+        share_and_give(e, out, &ins, err) < 0 ||
         cp_sidecar_box_env(&out->sidecar, box, &out->env, err) < 0 ||
         cp_egress_box_bundle(e, image_id, trust.ca_pem, &out->ca_bundle, &out->ca_paths, err) < 0) {
         cp_seal_dispose(out);
         return cp_error_code(err);
     }
+    add_placeholders(out, &ins);
     return 0;
 }
 
@@ -92,6 +116,8 @@ void cp_seal_after(struct cp_engine *e, const struct cp_seal *seal, int status, 
 
 void cp_seal_dispose(struct cp_seal *s)
 {
+    if (s->named_sign_ins && s->sidecar.id != NULL)
+        cp_sign_ins_unshare(s->sidecar.id, s->box);
     cp_allowlist_dispose(&s->list);
     cp_sidecar_dispose(&s->sidecar);
     for (size_t i = 0; s->env != NULL && s->env[i] != NULL; i++)

@@ -16,11 +16,12 @@
 struct cp_seal {
     struct cp_allowlist list;
     struct cp_sidecar sidecar;
-    char **env;      /* the proxy variables for this box */
-    char *box;       /* the box's name, which is its proxy user */
-    time_t since;    /* when the run began, for reading the sidecar's log */
-    char *ca_bundle; /* the box's bundle: its image's roots and the sidecar's CA */
-    char **ca_paths; /* where the box sees it */
+    char **env;          /* the proxy variables for this box, and its sign-ins' placeholders */
+    bool named_sign_ins; /* env holds placeholders, which serve this run alone: no warm box */
+    char *box;           /* the box's name, which is its proxy user */
+    time_t since;        /* when the run began, for reading the sidecar's log */
+    char *ca_bundle;     /* the box's bundle: its image's roots and the sidecar's CA */
+    char **ca_paths;     /* where the box sees it */
 };
 
 /* The list for the folder, its sidecar, the variables for the box named box, and the CA

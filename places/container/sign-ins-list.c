@@ -20,24 +20,57 @@ bool cp_sign_ins_same(const struct cp_sign_in *a, const char *host, const char *
     return strcmp(a->host, host) == 0 && strcmp(a->prefix, prefix) == 0;
 }
 
-/* Takes authorization (wiped when not kept). */
-void cp_sign_ins_add(struct cp_sign_ins *s, const char *host, const char *prefix,
-                     char *authorization, const char *source)
+/* Whether the list has room for one more for host and prefix: the first one given wins. */
+static bool room_for(const struct cp_sign_ins *s, const char *host, const char *prefix,
+                     const char *source)
 {
     for (size_t i = 0; i < s->n; i++)
         if (cp_sign_ins_same(&s->v[i], host, prefix)) {
             cp_debug("%s: a sign-in for %s%s is already given by %s", source, host, prefix,
                      s->v[i].source);
-            cp_free_secret(authorization);
-            return;
+            return false;
         }
-    if (s->n >= SIGN_INS_MAX) {
+    return s->n < SIGN_INS_MAX;
+}
+
+/* Takes authorization (wiped when not kept). */
+void cp_sign_ins_add(struct cp_sign_ins *s, const char *host, const char *prefix,
+                     char *authorization, const char *source)
+{
+    if (!room_for(s, host, prefix, source)) {
         cp_free_secret(authorization);
         return;
     }
     s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-    s->v[s->n++] =
-        (struct cp_sign_in){xstrdup(host), xstrdup(prefix), authorization, xstrdup(source)};
+    s->v[s->n++] = (struct cp_sign_in){.host = xstrdup(host),
+                                       .prefix = xstrdup(prefix),
+                                       .authorization = authorization,
+                                       .source = xstrdup(source)};
+}
+
+void cp_sign_ins_add_named(struct cp_sign_ins *s, const struct cp_sign_in *named)
+{
+    if (!room_for(s, named->host, named->prefix, named->source)) {
+        cp_free_secret(named->authorization);
+        cp_free_secret(named->placeholder);
+        return;
+    }
+    s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+    struct cp_sign_in *v = &s->v[s->n++];
+    *v = *named;
+    v->host = xstrdup(named->host);
+    v->prefix = xstrdup(named->prefix);
+    v->source = xstrdup(named->source);
+    v->header = xstrdup(named->header);
+    v->env = xstrdup(named->env);
+}
+
+bool cp_sign_ins_any_named(const struct cp_sign_ins *s)
+{
+    for (size_t i = 0; s != NULL && i < s->n; i++)
+        if (s->v[i].placeholder != NULL)
+            return true;
+    return false;
 }
 
 char *cp_sign_in_basic(const char *user, const char *password)
@@ -112,6 +145,9 @@ void cp_sign_ins_dispose(struct cp_sign_ins *s)
         free(s->v[i].prefix);
         cp_free_secret(s->v[i].authorization);
         free(s->v[i].source);
+        free(s->v[i].header);
+        cp_free_secret(s->v[i].placeholder);
+        free(s->v[i].env);
     }
     free(s->v);
     *s = (struct cp_sign_ins){0};

@@ -13,6 +13,12 @@ struct cp_sign_in {
     char *prefix;        /* path prefix starting with '/', ending with '/' ("/" for a whole host) */
     char *authorization; /* the whole header value: "Bearer T" or "Basic B64" */
     char *source;        /* where it came from, words a person can act on; never secret */
+    /* A sign-in the person named (`sign-ins add`, sign-ins-named.c); all NULL for a registry's
+     * or a remote's, whose header is Authorization and which only fetching requests carry. */
+    char *header;      /* the header the sidecar puts authorization in */
+    char *placeholder; /* this run's stand-in, which the box holds in CONCH_SIGNIN_<env> */
+    char *env;         /* NAME of CONCH_SIGNIN_NAME */
+    bool write;        /* every method carries it (--write) */
 };
 
 struct cp_sign_ins {
@@ -33,6 +39,10 @@ bool cp_sign_ins_same(const struct cp_sign_in *a, const char *host, const char *
  * Takes authorization (wiped when not kept). */
 void cp_sign_ins_add(struct cp_sign_ins *s, const char *host, const char *prefix,
                      char *authorization, const char *source);
+/* Adds a named sign-in (the same first-wins rule), taking authorization and placeholder. */
+void cp_sign_ins_add_named(struct cp_sign_ins *s, const struct cp_sign_in *named);
+/* Whether the list holds a named sign-in (a run's box then gets placeholders). */
+bool cp_sign_ins_any_named(const struct cp_sign_ins *s);
 /* Adds the sign-in for url (taking authorization, which may be NULL); prefix_of turns the
  * address's path into the prefix. Only https on port 443 counts. */
 void cp_sign_ins_add_for_url(struct cp_sign_ins *s, const char *url, char *authorization,

@@ -17,6 +17,11 @@ static json_object *entry(const struct cp_sign_in *s)
     json_object_object_add(o, "prefix", json_object_new_string(s->prefix));
     json_object_object_add(o, "authorization", json_object_new_string(s->authorization));
     json_object_object_add(o, "source", json_object_new_string(s->source));
+    if (s->placeholder == NULL)
+        return o;
+    json_object_object_add(o, "header", json_object_new_string(s->header));
+    json_object_object_add(o, "placeholder", json_object_new_string(s->placeholder));
+    json_object_object_add(o, "write", json_object_new_boolean(s->write));
     return o;
 }
 

@@ -47,6 +47,8 @@ int cp_sign_ins_bun_file(struct cp_sign_ins *s, const char *path, const char *sh
 /* pip's two pip.conf files, with ~/.netrc for an index without a password of its own. */
 int cp_sign_ins_pip_files(struct cp_sign_ins *s, const struct cp_settings_sources *src,
                           cp_error_t *err);
+/* The sign-ins the person named for workdir (sign-ins-named.c), each with a new placeholder. */
+int cp_sign_ins_named(struct cp_sign_ins *s, const char *workdir, cp_error_t *err);
 /* The work folder's HTTPS remotes, through git credential fill run outside the folder. */
 int cp_sign_ins_git_remotes(struct cp_sign_ins *s, const char *workdir, cp_error_t *err);
 

@@ -38,7 +38,9 @@ int cp_sign_ins_collect(const struct cp_settings_sources *src, struct cp_sign_in
                         cp_error_t *err)
 {
     *out = (struct cp_sign_ins){0};
-    if (npm_family(out, src, err) < 0 || cp_sign_ins_pip_files(out, src, err) < 0 ||
+    /* The ones the person named come first: for the same host and prefix, theirs wins. */
+    if (cp_sign_ins_named(out, src->workdir, err) < 0 || npm_family(out, src, err) < 0 ||
+        cp_sign_ins_pip_files(out, src, err) < 0 ||
         cp_sign_ins_git_remotes(out, src->workdir, err) < 0) {
         cp_sign_ins_dispose(out);
         return cp_error_wrap(err, "while finding your sign-ins");

@@ -13,6 +13,7 @@ libconch_la_SOURCES += \
 	src/base/hostname.c src/base/hostname.h \
 	src/base/settings.c src/base/settings.h \
 	src/base/secrets.c src/base/secrets.h \
+	src/base/sign-ins-store.c src/base/sign-ins-store.h \
 	src/base/http.c src/base/http.h \
 	src/base/http-unix.c src/base/http-unix.h \
 	src/base/lazy-load.c src/base/lazy-load.h \

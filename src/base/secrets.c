@@ -29,6 +29,11 @@ static void wipe_json(json_object *o)
 {
     if (o == NULL)
         return;
+    if (json_object_is_type(o, json_type_array)) { /* the folders' sign-ins */
+        for (size_t i = 0; i < json_object_array_length(o); i++)
+            wipe_json(json_object_array_get_idx(o, i));
+        return;
+    }
     if (json_object_is_type(o, json_type_string)) {
         explicit_bzero((char *)json_object_get_string(o), (size_t)json_object_get_string_len(o));
         return;
@@ -41,10 +46,15 @@ static void wipe_json(json_object *o)
     }
 }
 
-static void cleanup_secret_json(json_object **o)
+void cp_secrets_json_free(json_object **o)
 {
     wipe_json(*o);
     cp_cleanup_jsonp(o);
+}
+
+static void cleanup_secret_json(json_object **o)
+{
+    cp_secrets_json_free(o);
 }
 
 int cp_secret_check(const char *key, size_t len, cp_error_t *err)
@@ -132,6 +142,24 @@ static int read_secrets(const char *path, json_object **out, cp_error_t *err)
     return 0;
 }
 
+int cp_secrets_load(int create, char **path_out, json_object **out, cp_error_t *err)
+{
+    cleanup_free char *path = NULL;
+    if (secrets_path(create, &path, err) < 0)
+        return cp_error_code(err);
+    int r = read_secrets(path, out, err);
+    if (r == CP_ERR_NOT_FOUND && create) {
+        cp_error_free(err);
+        *out = json_object_new_object();
+        r = 0;
+    }
+    if (r == 0) {
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* a key in memory stays out of core files */
+        *path_out = steal_pointer(&path);
+    }
+    return r;
+}
+
 int cp_secrets_get(const char *name, char **out, cp_error_t *err)
 {
     cleanup_free char *path = NULL;
@@ -155,10 +183,17 @@ int cp_secrets_get(const char *name, char **out, cp_error_t *err)
     return 0;
 }
 
-static int write_secrets(const char *path, json_object *root, cp_error_t *err)
+int cp_secrets_save(const char *path, json_object *root, cp_error_t *err)
 {
     const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
     size_t len = strlen(text);
+    if (len >= SECRETS_MAX) { /* it could not be read back: every run would fail */
+        explicit_bzero((char *)text, len);
+        cp_error_make(err, CP_ERR_TOO_BIG, 0, "%s would be over %d bytes", path, SECRETS_MAX);
+        cp_error_hint(err, "Remove sign-ins you no longer use (conch-place sign-ins list, then "
+                           "sign-ins remove HOST).");
+        return CP_ERR_TOO_BIG;
+    }
     int r = cp_write_file_atomic(path, text, len, 0600, err);
     explicit_bzero((char *)text, len);
     return r;
@@ -190,7 +225,7 @@ int cp_secrets_put(const char *name, const char *value, cp_error_t *err)
         json_object_object_add(entry, "api_key", json_object_new_string(value));
         json_object_object_add(root, name, entry);
     }
-    return write_secrets(path, root, err);
+    return cp_secrets_save(path, root, err);
 }
 
 int cp_secrets_daytona_key(char **out, const char **source_out, cp_error_t *err)

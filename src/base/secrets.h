@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include <json-c/json.h>
+
 #include "src/base/error.h"
 
 /* The longest key accepted; anything longer is not a key. */
@@ -21,6 +23,14 @@ int cp_secrets_put(const char *name, const char *value, cp_error_t *err);
 
 /* Daytona's key: the stored one, else DAYTONA_API_KEY. *source_out names where it came from. */
 int cp_secrets_daytona_key(char **out, const char **source_out, cp_error_t *err);
+
+/* The whole file, for the sign-ins' store (sign-ins-store.c), checked as cp_secrets_get checks
+ * it: CP_ERR_NOT_FOUND when absent unless create (then an empty object, the folder made).
+ * *path_out and *out are the caller's; free *out with cp_secrets_json_free, which wipes it. */
+int cp_secrets_load(int create, char **path_out, json_object **out, cp_error_t *err);
+/* Writes root to path atomically at 0600, wiping the text json-c printed. */
+int cp_secrets_save(const char *path, json_object *root, cp_error_t *err);
+void cp_secrets_json_free(json_object **o);
 
 void cp_cleanup_secretp(char **s);
 #define cleanup_secret __attribute__((cleanup(cp_cleanup_secretp)))

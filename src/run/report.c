@@ -86,6 +86,7 @@ static json_object *skeleton(void)
     for (size_t i = 0; i < ARRAY_SIZE(nulls); i++)
         json_object_object_add(doc, nulls[i], NULL);
     json_object_object_add(doc, "refused_hosts", json_object_new_array());
+    json_object_object_add(doc, "sign_ins", json_object_new_array());
     json_object *files = json_object_new_object();
     json_object_object_add(files, "how", NULL);
     static const char *const lists[] = {"sent", "back", "refused", "deleted"};
@@ -232,6 +233,23 @@ void cp_run_report_refused_host(const char *host, unsigned port, const char *rea
         json_object_object_add(e, "path", cut_text(path, REQUEST_TEXT_MAX));
     json_object_array_add(member(R.doc, "refused_hosts"), e);
     R.hosts++;
+}
+
+void cp_run_report_sign_in(const char *host, const char *header)
+{
+    json_object *list = R.doc != NULL ? member(R.doc, "sign_ins") : NULL;
+    if (list == NULL || json_object_array_length(list) >= HOSTS_MAX)
+        return;
+    for (size_t i = 0; i < json_object_array_length(list); i++) { /* once each */
+        json_object *e = json_object_array_get_idx(list, i);
+        if (strcmp(json_object_get_string(member(e, "host")), host) == 0 &&
+            strcmp(json_object_get_string(member(e, "header")), header) == 0)
+            return;
+    }
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "host", text(host));
+    json_object_object_add(e, "header", text(header));
+    json_object_array_add(list, e);
 }
 
 void cp_run_report_stage(const char *name)

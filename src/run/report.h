@@ -42,6 +42,10 @@ void cp_run_report_file(const char *kind, const char *path, const char *reason);
 void cp_run_report_refused_host(const char *host, unsigned port, const char *reason,
                                 const char *method, const char *path);
 
+/* A sign-in the sidecar added to a request of this run's box: the host and the header's name,
+ * never its value; each pair once. */
+void cp_run_report_sign_in(const char *host, const char *header);
+
 /* Ends a stage: the time since the previous stage ended (or the start) is added to name. */
 void cp_run_report_stage(const char *name);
 

@@ -6,7 +6,12 @@ so that a test can tell what reached it and whether it carried a sign-in. Each n
   did so before it got here);
 - an npm registry under /npm/ from its npm folder: NAME.json packuments, tarballs by their
   file name; a publish (PUT) is answered 201 and kept nowhere.
-A name with "auth" answers 401 to a request without exactly that Authorization value.
+A name with "auth" answers 401 to a request without exactly that Authorization value, one with
+"need": [HEADER, VALUE] to one without that header. With "secrets" in the config, a request
+holding one of them in its request line or a header has " secret" after its log line, in its
+body " body-secret".
+A name with "redirect": URL answers a path ending in /-/redirect with a 302 there; one with
+"ok" answers 200 "ok METHOD PATH" to anything else.
 Two hostile ways a host may have, each a name's flag:
 - "cl0": a path under /-/static is answered without its body being read, so on a kept
   connection the body is taken for the next request (a CL.0 host);
@@ -134,18 +139,35 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404, b'{"error":"not found"}', "application/json")
         self.answer(200, open(f, "rb").read(), ctype)
 
+    def secret_mark(self, data):
+        """ secret: one of the config's "secrets" in the request line or a header; body-secret:
+        in the body; both when both."""
+        head = ("%s\n%s" % (self.requestline, self.headers)).encode()
+        marks = [m for m, part in (("secret", head), ("body-secret", data))
+                 if any(x.encode() in part for x in config.get("secrets", []))]
+        return "".join(" " + m for m in marks)
+
     def serve(self):
         host = self.headers.get("Host", "").split(":")[0]
         spec = names.get(host, {})
         auth = self.headers.get("Authorization")
+        data = self.body() if "secrets" in config else None
+        mark = self.secret_mark(data) if data is not None else ""
         with log_lock, open(config["log"], "a") as f:
-            f.write("%s %s %s %s\n" % (host, self.command, self.path, "auth" if auth else "-"))
+            f.write("%s %s %s %s%s\n" % (host, self.command, self.path, "auth" if auth else "-",
+                                          mark))
         if spec.get("cl0") and self.path.startswith("/-/static"):
             return self.answer(200, b"static\n")  # the body, unread, is the next request's
-        data = self.body()
-        if "auth" in spec and auth != spec["auth"]:
+        if data is None:
+            data = self.body()
+        need = spec.get("need")  # [HEADER, VALUE]: a key in a header of its own
+        if ("auth" in spec and auth != spec["auth"]) or (need and self.headers.get(need[0]) != need[1]):
             return self.answer(401, b"sign in first\n",
                                headers=[("WWW-Authenticate", 'Basic realm="test"')])
+        if "redirect" in spec and self.path.endswith("/-/redirect"):
+            return self.answer(302, b"elsewhere\n", headers=[("Location", spec["redirect"])])
+        if spec.get("ok"):
+            return self.answer(200, ("ok %s %s\n" % (self.command, self.path)).encode())
         if spec.get("echo") and "/-/echo" in self.path:
             return self.echo()
         if self.path.startswith("/npm/") and "npm" in spec:
