@@ -142,6 +142,17 @@ static json_object *host_config(const struct cp_box_spec *s)
     return h;
 }
 
+/* git in a box seen through the layer makes no automatic maintenance: a gc there would pack
+ * the folder's objects again into a pack the gate must check and land, and its pruning of loose
+ * objects never lands (nothing under objects/ is deleted here), so each such commit would cost
+ * a whole repack for nothing. This computer's git keeps its own maintenance. Command-line
+ * scope, which the command's own GIT_CONFIG_COUNT replaces. */
+static const char *const git_env[] = {
+    "GIT_CONFIG_COUNT=2",       "GIT_CONFIG_KEY_0=maintenance.auto",
+    "GIT_CONFIG_VALUE_0=false", "GIT_CONFIG_KEY_1=gc.auto",
+    "GIT_CONFIG_VALUE_1=0",     NULL,
+};
+
 static json_object *environment(const struct cp_box_spec *s)
 {
     json_object *a = json_object_new_array();
@@ -156,6 +167,8 @@ static json_object *environment(const struct cp_box_spec *s)
         json_object_array_add(a, json_object_new_string(cp_box_ca_env[i]));
     for (size_t i = 0; s->cache != NULL && cp_cache_env[i] != NULL; i++)
         json_object_array_add(a, json_object_new_string(cp_cache_env[i]));
+    for (size_t i = 0; s->layer != NULL && git_env[i] != NULL; i++)
+        json_object_array_add(a, json_object_new_string(git_env[i]));
     return a;
 }
 

@@ -656,6 +656,21 @@ rc=$(run box -- rm -f .envrc)
 rm -f "$W/.envrc" "$W/host-run-ran.txt"
 rc=$(run box -- true)
 
+# ---- a keyed host-run file lands by its keys from the far side (issue 35 item 1) ----
+mkdir -p "$W/.cargo"
+printf '[profile.dev]\nopt-level = 0\n' >"$W/.cargo/config.toml"
+rc=$(run box -- sh -c "sed -i 's/opt-level = 0/opt-level = 1/' .cargo/config.toml && echo ok >keyed-ran.txt")
+[ "$rc" = 0 ] && [ -f "$W/keyed-ran.txt" ] && grep -qx 'opt-level = 1' "$W/.cargo/config.toml" &&
+    ok "keyed: a data key's change in .cargo/config.toml lands" ||
+    fail "keyed data key: rc=$rc $(cat "$W/.cargo/config.toml") $(cat "$T/err")"
+rc=$(run box -- sh -c "printf '[build]\nrustc-wrapper = \"./w\"\n' >>.cargo/config.toml && echo ok >keyed-ran2.txt")
+[ "$rc" = 0 ] && [ -f "$W/keyed-ran2.txt" ] && ! grep -q rustc-wrapper "$W/.cargo/config.toml" &&
+    grep -q 'build.rustc-wrapper' "$T/err" &&
+    ok "keyed: an added build.rustc-wrapper is refused by name" ||
+    fail "keyed rustc-wrapper: rc=$rc $(cat "$W/.cargo/config.toml") $(cat "$T/err")"
+rm -rf "$W/.cargo" "$W/keyed-ran.txt" "$W/keyed-ran2.txt"
+rc=$(run box -- true)
+
 # ---- places and doctor ----
 "$CP" places --json >"$T/places.json" 2>"$T/err"
 grep -q '"place":"ssh:box","ready":true' "$T/places.json" &&
