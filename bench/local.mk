@@ -12,7 +12,7 @@ noinst_PROGRAMS += bench/splice-relay
 bench_splice_relay_SOURCES = bench/splice-relay.c
 bench_splice_relay_LDADD = libconch.la $(LIB_LIBS) -lpthread
 # bench/all: issue 14's one table (container round trip, proxy), one run; `make bench` runs it.
-EXTRA_DIST += bench/all bench/egress-proxy bench/gate bench/git
+EXTRA_DIST += bench/all bench/egress-proxy bench/gate bench/git bench/npm-cache
 bench: conch-place bench/splice-relay
 	$(srcdir)/bench/all
 .PHONY: bench
