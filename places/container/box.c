@@ -13,25 +13,10 @@
 #include "places/container/box.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/proc-start.h"
 #include "src/base/util.h"
 
 #define PODMAN_LOOKS 20
-
-/* Field 22 of /proc/PID/stat: the start time that tells a reused pid from its first owner. */
-static char *process_start(long pid)
-{
-    cleanup_free char *path = xasprintf("/proc/%ld/stat", pid);
-    cleanup_fclose FILE *f = fopen(path, "re");
-    char line[1024];
-    if (f == NULL || fgets(line, sizeof(line), f) == NULL)
-        return NULL;
-    const char *p = strrchr(line, ')'); /* the command name may hold spaces */
-    for (int field = 2; p != NULL && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    if (p == NULL)
-        return NULL;
-    return strndup(p + 1, strcspn(p + 1, " "));
-}
 
 static char *hostname(void)
 {
@@ -45,7 +30,7 @@ char **cp_box_owner_labels(void)
 {
     char **v = xcalloc(5, sizeof(char *));
     cleanup_free char *host = hostname();
-    cleanup_free char *start = process_start((long)getpid());
+    cleanup_free char *start = cp_process_start((long)getpid());
     v[0] = xasprintf("conch.owner.host=%s", host);
     v[1] = xasprintf("conch.owner.pid=%ld", (long)getpid());
     v[2] = xasprintf("conch.owner.start=%s", start ? start : "0");
@@ -71,7 +56,7 @@ char *cp_box_random_hex(char *buf, size_t len)
 char *cp_box_name(void)
 {
     char rnd[9];
-    cleanup_free char *start = process_start((long)getpid());
+    cleanup_free char *start = cp_process_start((long)getpid());
     return xasprintf("conch-%ld-%s-%s", (long)getpid(), start ? start : "0",
                      cp_box_random_hex(rnd, sizeof(rnd)));
 }
@@ -80,7 +65,7 @@ static bool pid_alive(long pid, const char *start)
 {
     if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
         return false;
-    cleanup_free char *now = process_start(pid);
+    cleanup_free char *now = cp_process_start(pid);
     return now != NULL && start != NULL && strcmp(now, start) == 0;
 }
 

@@ -22,30 +22,17 @@
 #include "places/container/sign-ins.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/proc-start.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 
 #define SHARE_MAX (256 * 1024)
 
-/* Field 22 of /proc/PID/stat: the start time that tells a reused pid from its first owner. */
-static char *process_start(long pid)
-{
-    cleanup_free char *path = xasprintf("/proc/%ld/stat", pid);
-    cleanup_fclose FILE *f = fopen(path, "re");
-    char line[1024];
-    if (f == NULL || fgets(line, sizeof(line), f) == NULL)
-        return NULL;
-    const char *p = strrchr(line, ')'); /* the command name may hold spaces */
-    for (int field = 2; p != NULL && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    return p != NULL ? strndup(p + 1, strcspn(p + 1, " ")) : NULL;
-}
-
 static bool run_live(json_object *run)
 {
     long pid = (long)cp_json_int(run, "pid", 0);
     const char *start = cp_json_str(run, "start");
-    cleanup_free char *now = pid > 0 ? process_start(pid) : NULL;
+    cleanup_free char *now = pid > 0 ? cp_process_start(pid) : NULL;
     return now != NULL && start != NULL && strcmp(now, start) == 0;
 }
 
@@ -141,7 +128,7 @@ void cp_sign_ins_share(struct cp_sign_ins *s, const char *sidecar_id, const char
     bool shared = json_object_array_length(runs) > 0;
     take_theirs(s, shared ? doc : NULL, placeholders);
     json_object *me = json_object_new_object();
-    cleanup_free char *start = process_start((long)getpid());
+    cleanup_free char *start = cp_process_start((long)getpid());
     json_object_object_add(me, "box", json_object_new_string(box));
     json_object_object_add(me, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(me, "start", json_object_new_string(start ? start : ""));

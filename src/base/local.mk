@@ -6,6 +6,7 @@ libconch_la_SOURCES += \
 	src/base/error.c src/base/error.h \
 	src/base/util.c src/base/util.h \
 	src/base/test-hold.c src/base/test-hold.h \
+	src/base/proc-start.c src/base/proc-start.h \
 	src/base/buf.c src/base/buf.h \
 	src/base/log.c src/base/log.h \
 	src/base/json.c src/base/json.h \
