@@ -117,7 +117,7 @@ static int find_turn(pid_t *out, cp_error_t *err)
         pid = ppid;
     }
     cp_error_make(err, CP_ERR_NOT_FOUND, 0, "cannot find the assistant's process above the hook");
-    cp_error_hint(err, "Register the hook as the README's relay section shows, or set "
+    cp_error_hint(err, "Register the hook as docs/relay.md shows, or set "
                        "CONCH_RELAY_EXIT_WITH to the assistant's pid.");
     return CP_ERR_NOT_FOUND;
 }

@@ -196,6 +196,11 @@ EXTRA_DIST += tests/integration/caches.test
 TESTS += tests/integration/sign-ins.test
 EXTRA_DIST += tests/integration/sign-ins.test
 
+# The README's short session run as written, every line it shows checked (issue 34).
+TESTS += tests/integration/readme.test
+EXTRA_DIST += tests/integration/readme.test README.md docs/container.md docs/egress.md \
+	docs/landing.md docs/relay.md docs/remote.md docs/security.md docs/speed.md
+
 # Allowed hosts are for fetching (issue 18): the sidecar ends TLS, a clone works and a push is
 # refused before the far side sees it, uploads refused with words, a bad upstream 502, npm from
 # the registry, and the CA's key nowhere in a box (both engines, root for port 443).

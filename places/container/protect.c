@@ -22,7 +22,7 @@
 #define KEYLESS_PREFIX   "keyless-"
 
 /* Never entered: they are large, and a dependency's own test keys are not the person's. A
- * .git found in one is not made read-only either (DESIGN.md's limit, README "Sealed"). */
+ * .git found in one is not made read-only either (DESIGN.md's limit, docs/container.md's seal). */
 static const char *const skipped_dirs[] = {"node_modules", ".venv",   "venv", "target",
                                            "__pycache__",  ".gradle", ".tox", NULL};
 
