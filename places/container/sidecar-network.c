@@ -37,6 +37,7 @@
 
 #include "places/container/sidecar-network.h"
 #include "src/base/json.h"
+#include "src/base/log.h"
 #include "src/base/util.h"
 
 #define INHIBIT_IPV4 "com.docker.network.bridge.inhibit_ipv4"
@@ -46,9 +47,22 @@ static bool is_podman(const struct cp_engine *e)
     return strcmp(e->kind, "podman") == 0;
 }
 
+/* A create's answer: made, or there already (409, another run of the folder made it first). A
+ * 5xx is the engine's own failure, which may pass (one was seen under load on Podman 4.3 with
+ * CNI, whose network files are written under a lock of their own): *again says so. */
+static int create_answer(long status, json_object *reply, bool *again, cp_error_t *err)
+{
+    if (status == 200 || status == 201 || status == 409)
+        return 0;
+    *again = status >= 500;
+    const char *msg = cp_json_str(reply, "message");
+    return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld: %s", status,
+                         msg ? msg : "no reason given");
+}
+
 /* Podman's compatible API turns aardvark's DNS on for every network, internal ones included,
  * and aardvark 1.4 forwards outside names from them (measured): its own API can turn it off. */
-static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
+static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_names *n, bool *again,
                                  cp_error_t *err)
 {
     cleanup_json json_object *body = json_object_new_object();
@@ -58,15 +72,14 @@ static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_na
     json_object_object_add(body, "ipv6_enabled", json_object_new_boolean(0));
     json_object_object_add(body, "labels", cp_sidecar_labels(n));
     long status = 0;
-    int r = cp_engine_libpod_call(e, "POST", "/libpod/networks/create", body, &status, NULL, err);
+    cleanup_json json_object *reply = NULL;
+    int r = cp_engine_libpod_call(e, "POST", "/libpod/networks/create", body, &status, &reply, err);
     if (r < 0)
         return r;
-    if (status != 200 && status != 201 && status != 409)
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld", status);
-    return 0;
+    return create_answer(status, reply, again, err);
 }
 
-static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
+static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_names *n, bool *again,
                                  cp_error_t *err)
 {
     cleanup_json json_object *body = json_object_new_object();
@@ -83,12 +96,7 @@ static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_na
     cleanup_json json_object *reply = NULL;
     if (cp_engine_call_status(e, "POST", "/networks/create", body, &status, &reply, err) < 0)
         return cp_error_code(err);
-    if (status != 200 && status != 201 && status != 409) {
-        const char *msg = cp_json_str(reply, "message");
-        return cp_error_make(err, CP_ERR_FAILED, 0, "the engine answered HTTP %ld: %s", status,
-                             msg ? msg : "no reason given");
-    }
-    return 0;
+    return create_answer(status, reply, again, err);
 }
 
 /* Whether this computer holds an address on the network: Docker's bridge has one unless the
@@ -150,9 +158,23 @@ static int network_check(struct cp_engine *e, const char *name, json_object *net
     return 0;
 }
 
+static int network_create_once(struct cp_engine *e, const struct cp_sidecar_names *n, bool *again,
+                               cp_error_t *err)
+{
+    return is_podman(e) ? podman_network_create(e, n, again, err)
+                        : docker_network_create(e, n, again, err);
+}
+
+/* Made, asked once more after the engine's own failure (a 5xx), said in debug. */
 static int network_create(struct cp_engine *e, const struct cp_sidecar_names *n, cp_error_t *err)
 {
-    return is_podman(e) ? podman_network_create(e, n, err) : docker_network_create(e, n, err);
+    bool again = false;
+    if (network_create_once(e, n, &again, err) == 0 || !again)
+        return cp_error_code(err);
+    cp_debug("network %s: %s; asked once more", n->name, (*err)->msg);
+    cp_error_free(err);
+    again = false;
+    return network_create_once(e, n, &again, err);
 }
 
 /* Podman's own inspect, not its compatible one: that lists the network's boxes, each under its
