@@ -73,7 +73,6 @@ static void add_placeholders(struct cp_seal *out, const struct cp_sign_ins *ins)
     for (size_t i = 0; i <= more; i++)
         out->env[have + i] = named[i]; /* the strings are the env's now */
     free(named);
-    out->named_sign_ins = more > 0;
 }
 
 /* The sidecar's sign-ins for this run, with the placeholders of a run of the folder going

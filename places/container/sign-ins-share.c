@@ -1,12 +1,14 @@
 /* Overlapping runs of one folder share their named sign-ins' placeholders. Each run's message
  * replaces the sidecar's whole table, so a run that made placeholders of its own while another
- * run of the folder was going would take the first run's out from under its box (its requests
- * then go unsigned). The folder's boxes are one trust domain and reach only this sidecar, so a
- * run that starts while another is live takes that run's placeholders; once none is live, the
- * next run makes new ones. The runs and placeholders are kept in a file of ours per sidecar
- * ($CONCH_HOME/workplaces/signin-share-ID.json, 0600), under its own lock; a run is live while
- * its process is (its pid and that pid's start time), so a crash frees its turn. No secret is
- * kept there: a placeholder is worth nothing but through this folder's sidecar. */
+ * run of the folder was going would take the first run's out from under its box: the sidecar
+ * still signs that box's requests to the host (the named header is replaced whole), but no
+ * longer knows its placeholder, so one sent elsewhere leaves unrefused. The folder's boxes are
+ * one trust domain and reach only this sidecar, so a run that starts while another is live
+ * takes that run's placeholders; once none is live, the next run makes new ones. The runs and
+ * placeholders are kept in a file of ours per sidecar ($CONCH_HOME/workplaces/signin-share-ID.json,
+ * 0600), under its own lock; a run is live while its process is (its pid and that pid's start
+ * time), so a crash frees its turn. No secret is kept there: a placeholder is worth nothing but
+ * through this folder's sidecar. */
 #include "config.h"
 
 #include <errno.h>

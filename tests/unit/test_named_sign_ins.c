@@ -29,21 +29,12 @@
 #include "src/base/sign-ins-store.h"
 #include "src/base/util.h"
 #include "src/command.h"
+#include "tests/unit/put-file.h"
 
 extern const struct cp_command cp_cmd_sign_ins;
 
 static char scratch[64];
 static char *home, *work, *secrets;
-
-static void rm_rf(const char *path)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/rm", "rm", "-rf", "--", path, (char *)NULL);
-        _exit(127);
-    }
-    waitpid(pid, NULL, 0);
-}
 
 static int setup(void **state)
 {
@@ -68,7 +59,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    rm_rf(scratch);
+    remove_tree(scratch);
     free(home);
     free(work);
     free(secrets);
