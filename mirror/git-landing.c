@@ -33,7 +33,7 @@
 #include "src/base/strvec.h"
 #include "src/base/test-hold.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 struct gl {
     const struct cp_git_land_opts *o;

@@ -20,7 +20,7 @@
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 #include "src/base/util.h"
 
 #define RUN_JSON_MAX (64 * 1024)

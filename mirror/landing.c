@@ -19,7 +19,7 @@
 #include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 #define BESIDE_SUFFIX ".conch-far"
 

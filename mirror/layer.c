@@ -26,7 +26,7 @@
 #include "mirror/staging.h"
 #include "mirror/walk.h"
 #include "src/base/paths.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 #include "src/base/strvec.h"
 #include "src/base/test-hold.h"
 #include "src/base/util.h"

@@ -13,7 +13,7 @@
 
 #include "mirror/listing.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 /* Deeper than this the walk stops: each level holds one open folder. */
 #define WALK_MAX_DEPTH 128

@@ -17,7 +17,7 @@
 #include "src/base/buf.h"
 #include "src/base/keyless.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 struct sink {
     struct cp_far_proc *r;

@@ -20,7 +20,7 @@
 #include "src/base/keyless.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 #define TRAILER_MAX (1024u * 1024)
 

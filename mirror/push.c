@@ -13,7 +13,7 @@
 #include "src/base/keyless.h"
 #include "src/base/log.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 /* The manifest describes the copy that is there, in the place it names. */
 static bool same_copy(const struct cp_manifest *m, const struct cp_mirror_session *s,

@@ -12,11 +12,11 @@
 #include "mirror/remote-run.h"
 #include "src/base/git-hooks.h"
 #include "src/base/settings.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 struct run {
     const struct cp_far_place_ops *ops;

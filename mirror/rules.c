@@ -6,7 +6,7 @@
 
 #include "mirror/rules.h"
 #include "src/base/buf.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 #include "src/base/util.h"
 
 /* Dependency folders: rebuilt where they are used, never carried (DESIGN.md). */

@@ -15,11 +15,11 @@
 #define CP_DELETIONS_NAME ".conch-mirror-deletions"
 #define CP_SENT_NAME      ".conch-mirror-sent"
 
-/* Protected places: src/run/protected.h's patterns, matched case-insensitively at any depth
+/* Protected places: src/base/protected.h's patterns, matched case-insensitively at any depth
  * (a place and everything under it). NULL patterns means DESIGN.md's one list. */
 struct cp_rules {
     const char *const *protected;
-    /* Coming back: the host-run table (NULL: src/run/protected.h's), the folder git's
+    /* Coming back: the host-run table (NULL: src/base/protected.h's), the folder git's
      * core.hooksPath names relative to the work folder (NULL: none inside it), and what the
      * folder's host-run settings name in it (cp_host_run_named: git's included config files,
      * hooks folders, fsmonitor programs, yarnPath; NULL-terminated, NULL: none), each with
@@ -64,7 +64,7 @@ const char *cp_rules_repo_shape(const char *path, cp_rules_present_fn present, v
  * core.hooksPath names, or under one of the named paths. */
 bool cp_rules_host_run(const struct cp_rules *r, const char *path);
 
-/* Whether path is Python's start-up code in an environment (src/run/protected.h's
+/* Whether path is Python's start-up code in an environment (src/base/protected.h's
  * cp_host_run_python): the words say why it did not land. */
 bool cp_rules_python_start(const char *path);
 

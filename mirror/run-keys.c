@@ -21,7 +21,7 @@
 #include "mirror/walk.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 
 /* A data key; only: the one value it may be given (a key whose other values run code). */
 struct data_key {

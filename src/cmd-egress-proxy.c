@@ -1,13 +1,13 @@
 /* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
  * from the options and extra roots from CONCH_EGRESS_TRUST (certificates only), and runs the
  * loop. The sidecar conch-place starts (--keys-stdin) takes its keys, the per-box secret (see
- * places/egress/auth.h for the credential), the CA that signs the certificates of read and
+ * egress/auth.h for the credential), the CA that signs the certificates of read and
  * write hosts and the upstream proxy (it may hold a password), as the first message on the
- * sign-in channel (places/egress/keys.h) and serves nothing before: the engine keeps a box's
+ * sign-in channel (egress/keys.h) and serves nothing before: the engine keeps a box's
  * environment and argv in its config, which `inspect` shows and the engine writes to disk. A
  * person running it by hand may give them in CONCH_EGRESS_SECRET, CONCH_EGRESS_CA, HTTPS_PROXY
  * and NO_PROXY instead (copied, wiped and unset at start: argv is readable by every process on
- * the machine). Sign-ins come on standard input (places/egress/sign-ins-feed.h), never argv. */
+ * the machine). Sign-ins come on standard input (egress/sign-ins-feed.h), never argv. */
 #include "config.h"
 
 #include <errno.h>
@@ -20,13 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "places/egress/auth.h"
-#include "places/egress/ca.h"
-#include "places/egress/keys.h"
-#include "places/egress/policy.h"
-#include "places/egress/proxy.h"
-#include "places/egress/sign-ins-door.h"
-#include "places/egress/sign-ins.h"
+#include "egress/auth.h"
+#include "egress/ca.h"
+#include "egress/keys.h"
+#include "egress/policy.h"
+#include "egress/proxy.h"
+#include "egress/sign-ins-door.h"
+#include "egress/sign-ins.h"
 #include "src/command.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"

@@ -1,10 +1,8 @@
-# src/: the entry point and one file per command, over the run step (src/run/: the run, its
-# report, the protected places) that `run`, the relay's door and the ssh keeper share. The
-# ground they and every part stand on is src/base/ (its own local.mk).
+# src/: the entry point and one file per command, over the run step (src/run/) that `run`, the
+# relay's door and the ssh keeper share. The ground they and every part stand on, the run report
+# and the protected places among it, is src/base/ (its own local.mk).
 libconch_la_SOURCES += \
 	src/run/run.c src/run/run.h \
-	src/run/report.c src/run/report.h \
-	src/run/protected.c src/run/protected.h \
 	src/command.c src/command.h \
 	src/commands.c \
 	src/cmd-help.c \

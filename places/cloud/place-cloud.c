@@ -25,7 +25,7 @@
 #include "src/base/shell.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 #define OUTPUT_MAX (64 * 1024 * 1024)
 

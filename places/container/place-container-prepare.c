@@ -19,7 +19,7 @@
 #include "places/container/warm.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 

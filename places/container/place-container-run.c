@@ -17,7 +17,7 @@
 #include "places/container/stream.h"
 #include "places/container/warm.h"
 #include "src/base/log.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 #include "src/base/signals.h"
 #include "src/base/test-hold.h"
 #include "src/base/util.h"

@@ -14,7 +14,7 @@
 #include "places/container/protect.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 #include "src/base/util.h"
 
 #define SCAN_MAX_ENTRIES 500000

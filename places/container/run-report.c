@@ -1,4 +1,4 @@
-/* The container place's facts for the run report (src/run/report.h), each read from the
+/* The container place's facts for the run report (src/base/report.h), each read from the
  * engine itself: the seal is the box as the engine made it (its inspect), not as it was asked
  * for, and refusals are the sidecar's own log lines. Nothing here runs without --report. */
 #include "config.h"
@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "places/container/run-report.h"
-#include "places/egress/elog.h"
+#include "egress/elog.h"
 #include "src/base/http.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 #include "src/base/util.h"
 
 #define LOG_MAX (4 * 1024 * 1024)

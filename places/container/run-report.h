@@ -1,4 +1,4 @@
-/* The container place's one-line hooks into the run report (src/run/report.h). */
+/* The container place's one-line hooks into the run report (src/base/report.h). */
 #ifndef CONCH_CONTAINER_RUN_REPORT_H
 #define CONCH_CONTAINER_RUN_REPORT_H
 

@@ -16,7 +16,7 @@
 #include "places/ssh/place-ssh.h"
 #include "places/ssh/remote-run.h"
 #include "src/base/util.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 
 struct ssh_state {
     struct cp_ssh_fs fs;

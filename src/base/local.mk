@@ -1,7 +1,7 @@
-# src/base/: the ground every part stands on (errors, buffers, logs, JSON, settings and
-# secrets, paths, HTTP over unix sockets and HTTPS, signals, digests and the name hash, string
-# vectors, clocks, shell quoting, unix-socket messages, child processes), one of each. It
-# includes nothing from src/, places/ or mirror/.
+# src/base/: the ground every part stands on (errors, buffers, logs, JSON, settings and secrets, the
+# run report and the protected places, paths, HTTP over unix sockets and HTTPS, signals, digests
+# and the name hash, string vectors, clocks, shell quoting, unix-socket messages, child
+# processes), one of each. It includes nothing from src/, places/, egress/ or mirror/.
 libconch_la_SOURCES += \
 	src/base/error.c src/base/error.h \
 	src/base/util.c src/base/util.h \
@@ -29,7 +29,9 @@ libconch_la_SOURCES += \
 	src/base/clock.c src/base/clock.h \
 	src/base/shell.c src/base/shell.h \
 	src/base/unix-msg.c src/base/unix-msg.h \
-	src/base/spawn.c src/base/spawn.h
+	src/base/spawn.c src/base/spawn.h \
+	src/base/report.c src/base/report.h \
+	src/base/protected.c src/base/protected.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_digest

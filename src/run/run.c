@@ -7,7 +7,7 @@
 #include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 #include "src/base/settings.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/egress/http1.h"
-#include "places/egress/methods.h"
+#include "egress/http1.h"
+#include "egress/methods.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

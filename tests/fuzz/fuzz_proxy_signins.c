@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "places/egress/sign-ins-feed.h"
-#include "places/egress/sign-ins.h"
+#include "egress/sign-ins-feed.h"
+#include "egress/sign-ins.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

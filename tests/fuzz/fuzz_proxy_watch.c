@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/egress/hello.h"
-#include "places/egress/watch.h"
+#include "egress/hello.h"
+#include "egress/watch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* DESIGN.md's one list of protected places, written out here rather than read from the
- * table (src/run/protected.c), so that a pattern dropped from the table fails the tests of the
+ * table (src/base/protected.c), so that a pattern dropped from the table fails the tests of the
  * box and of the mirror alike. Each is a file, or a file inside the folder it names. */
 #ifndef CONCH_TEST_ONE_LIST_H
 #define CONCH_TEST_ONE_LIST_H

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "places/egress/addr.h"
-#include "places/egress/policy.h"
+#include "egress/addr.h"
+#include "egress/policy.h"
 
 static enum cp_addr_kind kind_of(const char *text)
 {

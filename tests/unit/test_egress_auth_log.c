@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "places/egress/auth.h"
-#include "places/egress/elog.h"
+#include "egress/auth.h"
+#include "egress/elog.h"
 #include "src/base/digest.h"
 #include "src/base/util.h"
 

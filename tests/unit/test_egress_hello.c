@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "places/egress/hello.h"
+#include "egress/hello.h"
 
 #define HOST "echo.test"
 

@@ -14,11 +14,11 @@
 #include <cmocka.h>
 #include <openssl/x509v3.h>
 
-#include "places/egress/ca.h"
-#include "places/egress/http1.h"
-#include "places/egress/methods.h"
-#include "places/egress/mint.h"
-#include "places/egress/policy.h"
+#include "egress/ca.h"
+#include "egress/http1.h"
+#include "egress/methods.h"
+#include "egress/mint.h"
+#include "egress/policy.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for the sidecar's keys message (places/egress/keys.h): the message conch-place
+/* Unit tests for the sidecar's keys message (egress/keys.h): the message conch-place
  * writes parses back whole; a sign-ins message is not one; each bad shape is refused without a
  * value in the error; through the sign-in channel's feed the first keys are taken and
  * answered, the same keys answered again and others refused; the wait hands over the keys that
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "places/egress/keys.h"
-#include "places/egress/sign-ins-feed.h"
+#include "egress/keys.h"
+#include "egress/sign-ins-feed.h"
 #include "src/base/util.h"
 
 #define SECRET "0123456789abcdef0123456789abcdef-SECRET"

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "places/egress/sign-ins-door.h"
-#include "places/egress/sign-ins-feed.h"
-#include "places/egress/sign-ins.h"
+#include "egress/sign-ins-door.h"
+#include "egress/sign-ins-feed.h"
+#include "egress/sign-ins.h"
 #include "src/base/util.h"
 
 #define TOKEN "Bearer SECRET-t0ken"

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "places/egress/upstream.h"
+#include "egress/upstream.h"
 
 static void test_egress_upstream__url_with_credential__basic_auth(void **state)
 {

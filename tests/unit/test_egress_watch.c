@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "places/egress/hello.h"
-#include "places/egress/watch.h"
+#include "egress/hello.h"
+#include "egress/watch.h"
 
 #define HOST "echo.test"
 

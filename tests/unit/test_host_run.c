@@ -20,7 +20,7 @@
 #include "mirror/rules.h"
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 #include "tests/unit/put-file.h"
 
 static char top[64], work[96];

@@ -15,7 +15,7 @@
 
 #include "src/base/json.h"
 #include "src/base/paths.h"
-#include "src/run/report.h"
+#include "src/base/report.h"
 #include "src/base/util.h"
 
 static char scratch[] = "/tmp/conch-test-report-XXXXXX";

@@ -16,7 +16,7 @@
 #include "src/base/hostname.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
-#include "src/run/protected.h"
+#include "src/base/protected.h"
 #include "src/base/settings.h"
 #include "src/base/util.h"
 

@@ -1,0 +1,150 @@
+# egress/: the egress proxy (`conch-place egress-proxy`), its tests, fuzzers and bench.
+libconch_la_SOURCES += \
+	egress/addr.c egress/addr.h \
+	egress/answer.c egress/answer.h \
+	egress/auth.c egress/auth.h \
+	egress/ca.c egress/ca.h \
+	egress/keys.c egress/keys.h \
+	egress/elog.c egress/elog.h \
+	egress/hello.c egress/hello.h \
+	egress/http1.c egress/http1.h \
+	egress/listen.c \
+	egress/methods.c egress/methods.h \
+	egress/mint.c egress/mint.h \
+	egress/policy.c egress/policy.h \
+	egress/proxy.c egress/proxy.h egress/proxy-int.h \
+	egress/proxy-accept.c egress/proxy-conn.c egress/proxy-dial.c \
+	egress/proxy-flow.c egress/proxy-head.c egress/proxy-hello.c \
+	egress/proxy-refuse.c egress/proxy-relay.c \
+	egress/request.c egress/request.h \
+	egress/resolver.c egress/resolver.h \
+	egress/sign-ins.c egress/sign-ins.h \
+	egress/sign-ins-feed.c egress/sign-ins-feed.h \
+	egress/sign-ins-door.c egress/sign-ins-door.h \
+	egress/terminate.c egress/terminate.h egress/terminate-int.h \
+	egress/terminate-io.c egress/terminate-log.c egress/terminate-queue.c \
+	egress/terminate-request.c egress/terminate-response.c \
+	egress/terminate-scrub.c egress/scrub.c egress/scrub.h \
+	egress/tls.c egress/tls.h \
+	egress/upstream.c egress/upstream.h \
+	egress/verdict.c egress/verdict.h \
+	egress/watch.c egress/watch.h
+
+# The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
+TESTS += tests/egress/proxy.test
+EXTRA_DIST += tests/egress/proxy.test
+# The upstream proxy's credential in the sidecar's environment and nowhere in the box (engines).
+TESTS += tests/egress/sidecar-upstream.test
+EXTRA_DIST += tests/egress/sidecar-upstream.test
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
+	tests/unit/test_egress_signins tests/unit/test_egress_scrub tests/unit/test_egress_keys
+tests_unit_test_egress_scrub_SOURCES = tests/unit/test_egress_scrub.c
+tests_unit_test_egress_scrub_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_scrub_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_keys_SOURCES = tests/unit/test_egress_keys.c
+tests_unit_test_egress_keys_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_keys_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
+tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_http_SOURCES = tests/unit/test_egress_http.c
+tests_unit_test_egress_http_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_http_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_request_SOURCES = tests/unit/test_egress_request.c
+tests_unit_test_egress_request_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_request_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_addr_SOURCES = tests/unit/test_egress_addr.c
+tests_unit_test_egress_addr_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_addr_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_auth_log_SOURCES = tests/unit/test_egress_auth_log.c
+tests_unit_test_egress_auth_log_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_auth_log_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_hello_SOURCES = tests/unit/test_egress_hello.c
+tests_unit_test_egress_hello_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_hello_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_upstream_SOURCES = tests/unit/test_egress_upstream.c
+tests_unit_test_egress_upstream_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_upstream_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_watch_SOURCES = tests/unit/test_egress_watch.c
+tests_unit_test_egress_watch_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_watch_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_resolver_SOURCES = tests/unit/test_egress_resolver.c
+tests_unit_test_egress_resolver_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
+	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
+	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
+	tests/unit/test_egress_signins tests/unit/test_egress_scrub tests/unit/test_egress_keys
+endif
+
+# Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
+# of a tunnel's handshake both ways, the addresses a resolver hands back, the answers the scrubber
+# searches for sign-ins, and (from conch-place,
+# but holding secrets, so as strict) the sign-in channel's messages. Built as libFuzzer programs with --enable-fuzzers; always
+# replayed.
+if ENABLE_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_signins \
+	tests/fuzz/fuzz_proxy_scrub
+tests_fuzz_fuzz_proxy_scrub_SOURCES = tests/fuzz/fuzz_proxy_scrub.c
+tests_fuzz_fuzz_proxy_scrub_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_scrub_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c
+tests_fuzz_fuzz_proxy_signins_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c
+tests_fuzz_fuzz_proxy_http1_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c
+tests_fuzz_fuzz_proxy_watch_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c
+tests_fuzz_fuzz_proxy_hello_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c
+tests_fuzz_fuzz_proxy_request_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_request_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c
+tests_fuzz_fuzz_proxy_addr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
+endif
+
+check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
+	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 \
+	tests/fuzz/replay_proxy_signins tests/fuzz/replay_proxy_scrub
+tests_fuzz_replay_proxy_scrub_SOURCES = tests/fuzz/fuzz_proxy_scrub.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_scrub_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_scrub\"
+tests_fuzz_replay_proxy_scrub_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_signins_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_signins\"
+tests_fuzz_replay_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_http1_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_http1\"
+tests_fuzz_replay_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_watch_SOURCES = tests/fuzz/fuzz_proxy_watch.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_watch_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_watch\"
+tests_fuzz_replay_proxy_watch_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_hello_SOURCES = tests/fuzz/fuzz_proxy_hello.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_hello_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_hello\"
+tests_fuzz_replay_proxy_hello_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_request_SOURCES = tests/fuzz/fuzz_proxy_request.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_request_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_request\"
+tests_fuzz_replay_proxy_request_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_addr_SOURCES = tests/fuzz/fuzz_proxy_addr.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
+tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
+TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_signins \
+	tests/fuzz/replay_proxy_scrub
+EXTRA_DIST += bench/egress-proxy
