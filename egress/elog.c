@@ -30,10 +30,10 @@ const char *cp_egress_verdict_name(enum cp_egress_reason reason)
     case CP_EGRESS_UPSTREAM_TLS:
     case CP_EGRESS_UPSTREAM_HTTP:
     case CP_EGRESS_CLIENT_TLS:
-    case CP_EGRESS_SIGNIN_REFUSED:
-    case CP_EGRESS_SIGNIN_UNCHECKED:
+    case CP_EGRESS_SIGN_IN_REFUSED:
+    case CP_EGRESS_SIGN_IN_UNCHECKED:
         return "failed";
-    case CP_EGRESS_SIGNINS_TAKEN:
+    case CP_EGRESS_SIGN_INS_TAKEN:
         return "allowed";
     default:
         return "refused";
@@ -62,7 +62,7 @@ static void add_sign_in(json_object *o, const struct cp_egress_decision *d)
         json_object_object_add(o, "header", json_object_new_string(d->header));
     if (d->detail != NULL)
         json_object_object_add(o, "detail", json_object_new_string(d->detail));
-    if (d->reason == CP_EGRESS_SIGNINS_TAKEN)
+    if (d->reason == CP_EGRESS_SIGN_INS_TAKEN)
         json_object_object_add(o, "sign_ins", json_object_new_int64((int64_t)d->sign_ins));
 }
 

@@ -54,7 +54,7 @@ struct cp_egress_decision {
     const char *source; /* where that sign-in came from (never the credential); or NULL */
     const char *header; /* a named sign-in's header name (never its value); or NULL */
     const char *detail; /* a refused sign-in message's fault (no content); or NULL */
-    size_t sign_ins;    /* CP_EGRESS_SIGNINS_TAKEN: the entries of the new table */
+    size_t sign_ins;    /* CP_EGRESS_SIGN_INS_TAKEN: the entries of the new table */
 };
 
 #define CP_EGRESS_LOG_PATH_MAX 200

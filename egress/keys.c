@@ -87,14 +87,14 @@ static int take_value(json_object *keys, const char *name, bool needed, char **o
     return 0;
 }
 
-static int take_id(json_object *doc, char id_out[CP_SIGNINS_ID_MAX + 1], cp_error_t *err)
+static int take_id(json_object *doc, char id_out[CP_EGRESS_SIGN_INS_ID_MAX + 1], cp_error_t *err)
 {
     json_object *v = NULL;
     const char *id = json_object_object_get_ex(doc, "id", &v) ? json_object_get_string(v) : NULL;
     size_t n = id != NULL && json_object_is_type(v, json_type_string) ? strlen(id) : 0;
-    if (n == 0 || n > CP_SIGNINS_ID_MAX || strspn(id, "0123456789abcdef") != n)
+    if (n == 0 || n > CP_EGRESS_SIGN_INS_ID_MAX || strspn(id, "0123456789abcdef") != n)
         return cp_error_make(err, CP_ERR_FAILED, 0, "keys: \"id\" must be 1 to %d hex digits",
-                             CP_SIGNINS_ID_MAX);
+                             CP_EGRESS_SIGN_INS_ID_MAX);
     memcpy(id_out, id, n + 1);
     return 0;
 }
@@ -124,7 +124,7 @@ static int take_keys(json_object *doc, struct cp_egress_keys *k, char *id, cp_er
 }
 
 int cp_egress_keys_parse(const char *line, size_t len, struct cp_egress_keys *out,
-                         char id_out[CP_SIGNINS_ID_MAX + 1], cp_error_t *err)
+                         char id_out[CP_EGRESS_SIGN_INS_ID_MAX + 1], cp_error_t *err)
 {
     memset(out, 0, sizeof(*out));
     id_out[0] = '\0';
@@ -193,7 +193,7 @@ static int slot_offer(struct cp_egress_keys *k)
 static bool keys_hook(const char *line, size_t len, char *answer, size_t cap)
 {
     struct cp_egress_keys k;
-    char id[CP_SIGNINS_ID_MAX + 1];
+    char id[CP_EGRESS_SIGN_INS_ID_MAX + 1];
     cleanup_error cp_error_t err = NULL;
     int r = cp_egress_keys_parse(line, len, &k, id, &err);
     answer[0] = '\0';
@@ -213,7 +213,7 @@ int cp_egress_keys_expect(cp_error_t *err)
 {
     if (slot.notify[0] < 0 && pipe2(slot.notify, O_CLOEXEC | O_NONBLOCK) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot wait for the keys");
-    cp_signins_feed_set_hook(keys_hook);
+    cp_egress_sign_ins_feed_set_hook(keys_hook);
     return 0;
 }
 
@@ -230,16 +230,16 @@ static int slot_take(struct cp_egress_keys *out)
     return r;
 }
 
-static void feed_disposep(struct cp_signins_feed *f)
+static void feed_disposep(struct cp_egress_sign_ins_feed *f)
 {
-    cp_signins_feed_dispose(f);
+    cp_egress_sign_ins_feed_dispose(f);
 }
 
-int cp_egress_keys_wait(int fd, struct cp_signins_holder *table, FILE *log, int ms,
+int cp_egress_keys_wait(int fd, struct cp_egress_sign_ins_holder *table, FILE *log, int ms,
                         struct cp_egress_keys *out, cp_error_t *err)
 {
-    __attribute__((cleanup(feed_disposep))) struct cp_signins_feed f = {0};
-    if (cp_signins_feed_init(&f, fd, table, log, err) < 0)
+    __attribute__((cleanup(feed_disposep))) struct cp_egress_sign_ins_feed f = {0};
+    if (cp_egress_sign_ins_feed_init(&f, fd, table, log, err) < 0)
         return cp_error_code(err);
     int64_t end = cp_now_ms() + ms;
     struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = slot.notify[0], .events = POLLIN}};
@@ -254,7 +254,7 @@ int cp_egress_keys_wait(int fd, struct cp_signins_holder *table, FILE *log, int 
         int r = poll(p, 2, left);
         if (r < 0 && errno == EINTR)
             return cp_error_make(err, CP_ERR_INTERRUPTED, errno, "stopped while waiting for keys");
-        if (r > 0 && p[0].revents != 0 && cp_signins_feed_read(&f) == 1)
+        if (r > 0 && p[0].revents != 0 && cp_egress_sign_ins_feed_read(&f) == 1)
             p[0].fd = -1; /* the end of the input: the door may still bring them */
         char drain[16];
         if (r > 0 && p[1].revents != 0)

@@ -39,7 +39,7 @@ void cp_egress_keys_dispose(struct cp_egress_keys *k);
 /* 1 with *out and id_out filled when line (no newline) is a keys message, 0 when it is not one
  * (no "keys" member: a sign-ins message), or an error that names the field, never a value. */
 int cp_egress_keys_parse(const char *line, size_t len, struct cp_egress_keys *out,
-                         char id_out[CP_SIGNINS_ID_MAX + 1], cp_error_t *err);
+                         char id_out[CP_EGRESS_SIGN_INS_ID_MAX + 1], cp_error_t *err);
 
 /* The message for k and id (hex), one line ending in '\n'; the caller's (cp_free_secret). */
 char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id);
@@ -49,7 +49,7 @@ char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id);
  * go into table) and the door until the first keys come, at most ms: *out is the caller's. A
  * signal (SIGTERM from the engine) ends the wait with CP_ERR_INTERRUPTED. */
 int cp_egress_keys_expect(cp_error_t *err);
-int cp_egress_keys_wait(int fd, struct cp_signins_holder *table, FILE *log, int ms,
+int cp_egress_keys_wait(int fd, struct cp_egress_sign_ins_holder *table, FILE *log, int ms,
                         struct cp_egress_keys *out, cp_error_t *err);
 
 #endif

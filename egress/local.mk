@@ -41,16 +41,16 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
-	tests/unit/test_egress_signins tests/unit/test_egress_scrub tests/unit/test_egress_keys
+	tests/unit/test_egress_sign_ins tests/unit/test_egress_scrub tests/unit/test_egress_keys
 tests_unit_test_egress_scrub_SOURCES = tests/unit/test_egress_scrub.c
 tests_unit_test_egress_scrub_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_scrub_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_keys_SOURCES = tests/unit/test_egress_keys.c
 tests_unit_test_egress_keys_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_keys_LDADD = $(TEST_LIBS)
-tests_unit_test_egress_signins_SOURCES = tests/unit/test_egress_signins.c
-tests_unit_test_egress_signins_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_egress_signins_LDADD = $(TEST_LIBS)
+tests_unit_test_egress_sign_ins_SOURCES = tests/unit/test_egress_sign_ins.c
+tests_unit_test_egress_sign_ins_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_egress_sign_ins_LDADD = $(TEST_LIBS)
 tests_unit_test_egress_http_SOURCES = tests/unit/test_egress_http.c
 tests_unit_test_egress_http_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_egress_http_LDADD = $(TEST_LIBS)
@@ -78,7 +78,7 @@ tests_unit_test_egress_resolver_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_egress_request tests/unit/test_egress_addr \
 	tests/unit/test_egress_auth_log tests/unit/test_egress_hello tests/unit/test_egress_upstream \
 	tests/unit/test_egress_watch tests/unit/test_egress_resolver tests/unit/test_egress_http \
-	tests/unit/test_egress_signins tests/unit/test_egress_scrub tests/unit/test_egress_keys
+	tests/unit/test_egress_sign_ins tests/unit/test_egress_scrub tests/unit/test_egress_keys
 endif
 
 # Fuzz targets for what the proxy reads from a box: its request head, its ClientHello, the rest
@@ -88,14 +88,14 @@ endif
 # replayed.
 if ENABLE_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz_proxy_request tests/fuzz/fuzz_proxy_addr tests/fuzz/fuzz_proxy_hello \
-	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_signins \
+	tests/fuzz/fuzz_proxy_watch tests/fuzz/fuzz_proxy_http1 tests/fuzz/fuzz_proxy_sign_ins \
 	tests/fuzz/fuzz_proxy_scrub
 tests_fuzz_fuzz_proxy_scrub_SOURCES = tests/fuzz/fuzz_proxy_scrub.c
 tests_fuzz_fuzz_proxy_scrub_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_scrub_LDADD = libconch.la $(LIB_LIBS)
-tests_fuzz_fuzz_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c
-tests_fuzz_fuzz_proxy_signins_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-tests_fuzz_fuzz_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_fuzz_proxy_sign_ins_SOURCES = tests/fuzz/fuzz_proxy_sign_ins.c
+tests_fuzz_fuzz_proxy_sign_ins_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_proxy_sign_ins_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_fuzz_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c
 tests_fuzz_fuzz_proxy_http1_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_proxy_http1_LDADD = libconch.la $(LIB_LIBS)
@@ -115,15 +115,15 @@ endif
 
 check_PROGRAMS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr \
 	tests/fuzz/replay_proxy_hello tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 \
-	tests/fuzz/replay_proxy_signins tests/fuzz/replay_proxy_scrub
+	tests/fuzz/replay_proxy_sign_ins tests/fuzz/replay_proxy_scrub
 tests_fuzz_replay_proxy_scrub_SOURCES = tests/fuzz/fuzz_proxy_scrub.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_scrub_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_scrub\"
 tests_fuzz_replay_proxy_scrub_LDADD = libconch.la $(LIB_LIBS)
-tests_fuzz_replay_proxy_signins_SOURCES = tests/fuzz/fuzz_proxy_signins.c tests/fuzz/replay.c
-tests_fuzz_replay_proxy_signins_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_signins\"
-tests_fuzz_replay_proxy_signins_LDADD = libconch.la $(LIB_LIBS)
+tests_fuzz_replay_proxy_sign_ins_SOURCES = tests/fuzz/fuzz_proxy_sign_ins.c tests/fuzz/replay.c
+tests_fuzz_replay_proxy_sign_ins_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_sign_ins\"
+tests_fuzz_replay_proxy_sign_ins_LDADD = libconch.la $(LIB_LIBS)
 tests_fuzz_replay_proxy_http1_SOURCES = tests/fuzz/fuzz_proxy_http1.c tests/fuzz/replay.c
 tests_fuzz_replay_proxy_http1_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_http1\"
@@ -145,6 +145,6 @@ tests_fuzz_replay_proxy_addr_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DCORPUS_DIR=\"$(srcdir)/tests/fuzz/corpus/proxy_addr\"
 tests_fuzz_replay_proxy_addr_LDADD = libconch.la $(LIB_LIBS)
 TESTS += tests/fuzz/replay_proxy_request tests/fuzz/replay_proxy_addr tests/fuzz/replay_proxy_hello \
-	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_signins \
+	tests/fuzz/replay_proxy_watch tests/fuzz/replay_proxy_http1 tests/fuzz/replay_proxy_sign_ins \
 	tests/fuzz/replay_proxy_scrub
 EXTRA_DIST += bench/egress-proxy

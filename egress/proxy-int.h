@@ -99,7 +99,7 @@ struct proxy {
     char *scratch;
     int pipe[2]; /* the shared pipe, empty between uses; -1 until first needed */
     struct cp_egress_terminate_config term;
-    struct cp_signins_feed feed;
+    struct cp_egress_sign_ins_feed feed;
     struct side feed_side; /* fd -1 when there is no channel, or once it ended */
 };
 

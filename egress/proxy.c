@@ -100,7 +100,7 @@ static void on_upstream(struct proxy *p, struct conn *c, uint32_t ev)
  * pipe would otherwise wake the loop for ever). */
 static void read_sign_ins(struct proxy *p)
 {
-    if (cp_signins_feed_read(&p->feed) == 0)
+    if (cp_egress_sign_ins_feed_read(&p->feed) == 0)
         return;
     epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->feed_side.fd, NULL);
     p->feed_side.fd = -1;
@@ -159,7 +159,7 @@ static void proxy_dispose(struct proxy *p)
         close(p->epfd);
     cp_proxy_close_pipe(p->pipe);
     free(p->scratch);
-    cp_signins_feed_dispose(&p->feed);
+    cp_egress_sign_ins_feed_dispose(&p->feed);
 }
 
 /* The channel is watched like a socket (a sidecar's standard input is a pipe). epoll refuses
@@ -170,7 +170,7 @@ static int watch_feed(struct proxy *p, cp_error_t *err)
     const struct cp_egress_proxy_config *cfg = p->cfg;
     if (cfg->sign_ins == NULL || cfg->sign_ins_fd < 0)
         return 0;
-    if (cp_signins_feed_init(&p->feed, cfg->sign_ins_fd, cfg->sign_ins, cfg->log, err) < 0)
+    if (cp_egress_sign_ins_feed_init(&p->feed, cfg->sign_ins_fd, cfg->sign_ins, cfg->log, err) < 0)
         return cp_error_code(err);
     p->feed_side = (struct side){.fd = cfg->sign_ins_fd};
     if (cp_proxy_watch_add(p, &p->feed_side, EPOLLIN) == 0)
@@ -179,7 +179,7 @@ static int watch_feed(struct proxy *p, cp_error_t *err)
     if (errno != EPERM)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot watch fd %d for sign-ins",
                              cfg->sign_ins_fd);
-    while (cp_signins_feed_read(&p->feed) == 0)
+    while (cp_egress_sign_ins_feed_read(&p->feed) == 0)
         ;
     return 0;
 }

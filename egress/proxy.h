@@ -33,7 +33,7 @@ struct cp_egress_proxy_config {
     /* Sign-ins added to reading requests in those tunnels (sign-ins.h); NULL: none. When
      * sign_ins_fd is not -1 the loop reads messages from it that replace the table
      * (sign-ins-feed.h). */
-    struct cp_signins_holder *sign_ins;
+    struct cp_egress_sign_ins_holder *sign_ins;
     int sign_ins_fd;
 };
 

@@ -21,7 +21,7 @@
 
 struct door {
     int fd;
-    struct cp_signins_holder *table;
+    struct cp_egress_sign_ins_holder *table;
     FILE *log;
 };
 
@@ -29,27 +29,27 @@ static socklen_t door_address(struct sockaddr_un *a)
 {
     memset(a, 0, sizeof(*a));
     a->sun_family = AF_UNIX;
-    size_t n = strlen(CP_SIGNINS_DOOR_NAME);
-    memcpy(a->sun_path + 1, CP_SIGNINS_DOOR_NAME, n); /* sun_path[0] == 0: abstract */
+    size_t n = strlen(CP_EGRESS_SIGN_INS_DOOR_NAME);
+    memcpy(a->sun_path + 1, CP_EGRESS_SIGN_INS_DOOR_NAME, n); /* sun_path[0] == 0: abstract */
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
 /* One message, read until the sender's end or the deadline. */
 static void serve(struct door *d, int c)
 {
-    struct cp_signins_feed f;
+    struct cp_egress_sign_ins_feed f;
     cleanup_error cp_error_t err = NULL;
     /* Only the proxy's own user: in the sidecar, that is what the engine's exec runs as. */
-    if (!cp_unix_peer_is_us(c) || cp_signins_feed_init(&f, c, d->table, d->log, &err) < 0)
+    if (!cp_unix_peer_is_us(c) || cp_egress_sign_ins_feed_init(&f, c, d->table, d->log, &err) < 0)
         return;
     f.answer_fd = c;
-    int64_t end = cp_now_ms() + CP_SIGNINS_DOOR_MS;
+    int64_t end = cp_now_ms() + CP_EGRESS_SIGN_INS_DOOR_MS;
     for (int left; (left = cp_deadline_left_ms(end)) > 0;) {
         struct pollfd p = {.fd = c, .events = POLLIN};
-        if (poll(&p, 1, left) <= 0 || cp_signins_feed_read(&f) == 1)
+        if (poll(&p, 1, left) <= 0 || cp_egress_sign_ins_feed_read(&f) == 1)
             break;
     }
-    cp_signins_feed_dispose(&f);
+    cp_egress_sign_ins_feed_dispose(&f);
 }
 
 static void *door_main(void *arg)
@@ -68,7 +68,8 @@ static void *door_main(void *arg)
     return NULL;
 }
 
-int cp_signins_door_open(struct cp_signins_holder *table, FILE *log, cp_error_t *err)
+int cp_egress_sign_ins_door_open(struct cp_egress_sign_ins_holder *table, FILE *log,
+                                 cp_error_t *err)
 {
     struct sockaddr_un a;
     socklen_t len = door_address(&a);
@@ -94,7 +95,7 @@ int cp_signins_door_open(struct cp_signins_holder *table, FILE *log, cp_error_t 
 
 static int read_answer(int fd, char *buf, size_t cap, size_t *len, cp_error_t *err)
 {
-    int64_t end = cp_now_ms() + CP_SIGNINS_DOOR_MS;
+    int64_t end = cp_now_ms() + CP_EGRESS_SIGN_INS_DOOR_MS;
     *len = 0;
     for (int left; (left = cp_deadline_left_ms(end)) > 0 && *len < cap;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -116,7 +117,7 @@ static int door_connect(cp_error_t *err)
 {
     struct sockaddr_un a;
     socklen_t alen = door_address(&a);
-    int64_t end = cp_now_ms() + CP_SIGNINS_DOOR_WAIT_MS;
+    int64_t end = cp_now_ms() + CP_EGRESS_SIGN_INS_DOOR_WAIT_MS;
     for (;;) {
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -131,7 +132,7 @@ static int door_connect(cp_error_t *err)
     }
 }
 
-int cp_signins_door_send(const char *line, size_t len, int out_fd, cp_error_t *err)
+int cp_egress_sign_ins_door_send(const char *line, size_t len, int out_fd, cp_error_t *err)
 {
     cleanup_close int fd = door_connect(err);
     if (fd < 0)

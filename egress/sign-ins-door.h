@@ -14,16 +14,19 @@
 #include "egress/sign-ins.h"
 #include "src/base/error.h"
 
-#define CP_SIGNINS_DOOR_NAME    "conch-place/sign-ins" /* abstract: no file anywhere */
-#define CP_SIGNINS_DOOR_MS      5000                   /* a connection's whole time */
-#define CP_SIGNINS_DOOR_WAIT_MS 25000 /* for a door not bound yet: a sidecar just started */
+#define CP_EGRESS_SIGN_INS_DOOR_NAME "conch-place/sign-ins" /* abstract: no file anywhere */
+#define CP_EGRESS_SIGN_INS_DOOR_MS   5000                   /* a connection's whole time */
+#define CP_EGRESS_SIGN_INS_DOOR_WAIT_MS                                                            \
+    25000 /* for a door not bound yet: a sidecar just started                                      \
+           */
 
 /* Binds the door and serves it from a thread of its own for the process's life. */
-int cp_signins_door_open(struct cp_signins_holder *table, FILE *log, cp_error_t *err);
+int cp_egress_sign_ins_door_open(struct cp_egress_sign_ins_holder *table, FILE *log,
+                                 cp_error_t *err);
 
 /* The other side: sends line (one message ending in '\n') through the door and copies the
  * answer to out_fd. A door not bound yet (a sidecar just started) is waited for, up to
- * CP_SIGNINS_DOOR_WAIT_MS. */
-int cp_signins_door_send(const char *line, size_t len, int out_fd, cp_error_t *err);
+ * CP_EGRESS_SIGN_INS_DOOR_WAIT_MS. */
+int cp_egress_sign_ins_door_send(const char *line, size_t len, int out_fd, cp_error_t *err);
 
 #endif

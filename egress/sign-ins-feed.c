@@ -15,36 +15,38 @@
 #include "src/base/util.h"
 
 #define READ_CHUNK (64 * 1024)
-#define ANSWER_MAX (CP_SIGNINS_ID_MAX + 32)
+#define ANSWER_MAX (CP_EGRESS_SIGN_INS_ID_MAX + 32)
 
-static cp_signins_feed_hook other_messages;
+static cp_egress_sign_ins_feed_hook other_messages;
 
-void cp_signins_feed_set_hook(cp_signins_feed_hook hook)
+void cp_egress_sign_ins_feed_set_hook(cp_egress_sign_ins_feed_hook hook)
 {
     other_messages = hook;
 }
 
-int cp_signins_feed_init(struct cp_signins_feed *f, int fd, struct cp_signins_holder *table,
-                         FILE *log, cp_error_t *err)
+int cp_egress_sign_ins_feed_init(struct cp_egress_sign_ins_feed *f, int fd,
+                                 struct cp_egress_sign_ins_holder *table, FILE *log,
+                                 cp_error_t *err)
 {
-    *f = (struct cp_signins_feed){.fd = fd, .table = table, .log = log, .answer_fd = STDOUT_FILENO};
+    *f = (struct cp_egress_sign_ins_feed){
+        .fd = fd, .table = table, .log = log, .answer_fd = STDOUT_FILENO};
     int fl = fcntl(fd, F_GETFL);
     if (fd >= 0 && (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0))
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot read sign-ins from fd %d", fd);
-    f->buf = xmalloc(CP_SIGNINS_MESSAGE_MAX);
+    f->buf = xmalloc(CP_EGRESS_SIGN_INS_MESSAGE_MAX);
     return 0;
 }
 
-void cp_signins_feed_dispose(struct cp_signins_feed *f)
+void cp_egress_sign_ins_feed_dispose(struct cp_egress_sign_ins_feed *f)
 {
     if (f->buf != NULL)
-        explicit_bzero(f->buf, CP_SIGNINS_MESSAGE_MAX);
+        explicit_bzero(f->buf, CP_EGRESS_SIGN_INS_MESSAGE_MAX);
     free(f->buf);
     f->buf = NULL;
 }
 
-static void log_outcome(struct cp_signins_feed *f, enum cp_egress_reason reason, const char *detail,
-                        size_t count)
+static void log_outcome(struct cp_egress_sign_ins_feed *f, enum cp_egress_reason reason,
+                        const char *detail, size_t count)
 {
     struct cp_egress_decision d = {
         .time = time(NULL),
@@ -58,9 +60,9 @@ static void log_outcome(struct cp_signins_feed *f, enum cp_egress_reason reason,
 }
 
 /* One whole line: the new table, or a refusal that leaves the old one. */
-static void take_line(struct cp_signins_feed *f, const char *line, size_t len)
+static void take_line(struct cp_egress_sign_ins_feed *f, const char *line, size_t len)
 {
-    struct cp_signins *t = NULL;
+    struct cp_egress_sign_ins *t = NULL;
     cleanup_error cp_error_t err = NULL;
     char answer[ANSWER_MAX];
     if (other_messages != NULL && other_messages(line, len, answer, sizeof(answer))) {
@@ -68,25 +70,25 @@ static void take_line(struct cp_signins_feed *f, const char *line, size_t len)
             cp_debug("cannot answer the keys' sender: %s", strerror(errno));
         return;
     }
-    if (cp_signins_parse(line, len, &t, &err) < 0) {
-        log_outcome(f, CP_EGRESS_SIGNINS, err != NULL ? err->msg : NULL, 0);
+    if (cp_egress_sign_ins_parse(line, len, &t, &err) < 0) {
+        log_outcome(f, CP_EGRESS_SIGN_INS, err != NULL ? err->msg : NULL, 0);
         return;
     }
-    size_t n = cp_signins_count(t);
+    size_t n = cp_egress_sign_ins_count(t);
     answer[0] = '\0';
-    if (cp_signins_id(t)[0] != '\0')
-        snprintf(answer, sizeof(answer), "sign-ins %s %zu\n", cp_signins_id(t), n);
-    cp_signins_holder_set(f->table, t);
-    log_outcome(f, CP_EGRESS_SIGNINS_TAKEN, NULL, n);
+    if (cp_egress_sign_ins_id(t)[0] != '\0')
+        snprintf(answer, sizeof(answer), "sign-ins %s %zu\n", cp_egress_sign_ins_id(t), n);
+    cp_egress_sign_ins_holder_set(f->table, t);
+    log_outcome(f, CP_EGRESS_SIGN_INS_TAKEN, NULL, n);
     /* The sender waits for this: from now on, requests carry the table. */
     if (answer[0] != '\0' && cp_write_all(f->answer_fd, answer, strlen(answer)) < 0)
         cp_debug("cannot answer the sign-ins' sender: %s", strerror(errno));
 }
 
-static void line_done(struct cp_signins_feed *f)
+static void line_done(struct cp_egress_sign_ins_feed *f)
 {
     if (f->discarding)
-        log_outcome(f, CP_EGRESS_SIGNINS, "a message past 1 MiB, discarded unread", 0);
+        log_outcome(f, CP_EGRESS_SIGN_INS, "a message past 1 MiB, discarded unread", 0);
     else
         take_line(f, f->buf, f->len);
     explicit_bzero(f->buf, f->len);
@@ -94,12 +96,12 @@ static void line_done(struct cp_signins_feed *f)
     f->discarding = false;
 }
 
-void cp_signins_feed_bytes(struct cp_signins_feed *f, const char *data, size_t len)
+void cp_egress_sign_ins_feed_bytes(struct cp_egress_sign_ins_feed *f, const char *data, size_t len)
 {
     while (len > 0) {
         const char *nl = memchr(data, '\n', len);
         size_t part = nl != NULL ? (size_t)(nl - data) : len;
-        if (!f->discarding && part > CP_SIGNINS_MESSAGE_MAX - f->len) {
+        if (!f->discarding && part > CP_EGRESS_SIGN_INS_MESSAGE_MAX - f->len) {
             explicit_bzero(f->buf, f->len);
             f->len = 0;
             f->discarding = true;
@@ -116,17 +118,17 @@ void cp_signins_feed_bytes(struct cp_signins_feed *f, const char *data, size_t l
     }
 }
 
-static void at_end(struct cp_signins_feed *f)
+static void at_end(struct cp_egress_sign_ins_feed *f)
 {
     f->eof = true;
     if (f->len > 0 || f->discarding)
-        log_outcome(f, CP_EGRESS_SIGNINS, "the input ended inside a message", 0);
+        log_outcome(f, CP_EGRESS_SIGN_INS, "the input ended inside a message", 0);
     explicit_bzero(f->buf, f->len);
     f->len = 0;
     f->discarding = false;
 }
 
-int cp_signins_feed_read(struct cp_signins_feed *f)
+int cp_egress_sign_ins_feed_read(struct cp_egress_sign_ins_feed *f)
 {
     char chunk[READ_CHUNK];
     for (int rounds = 0; rounds < 64 && !f->eof; rounds++) {
@@ -139,7 +141,7 @@ int cp_signins_feed_read(struct cp_signins_feed *f)
             at_end(f); /* an error reads as an end: the table stays either way */
             break;
         }
-        cp_signins_feed_bytes(f, chunk, (size_t)n);
+        cp_egress_sign_ins_feed_bytes(f, chunk, (size_t)n);
         explicit_bzero(chunk, (size_t)n);
     }
     return f->eof ? 1 : 0;

@@ -23,11 +23,11 @@
 
 #define JSON_DEPTH 8 /* the message needs 3 */
 
-struct cp_signins {
+struct cp_egress_sign_ins {
     atomic_uint refs;
     size_t n;
-    struct cp_signin *v;
-    char id[CP_SIGNINS_ID_MAX + 1]; /* the sender's, for its answer; "" when none came */
+    struct cp_egress_sign_in *v;
+    char id[CP_EGRESS_SIGN_INS_ID_MAX + 1]; /* the sender's, for its answer; "" when none came */
 };
 
 /* ---- the table ---- */
@@ -37,7 +37,7 @@ static void wipe_free(char *s)
     cp_free_secret(s);
 }
 
-static void table_free(struct cp_signins *t)
+static void table_free(struct cp_egress_sign_ins *t)
 {
     for (size_t i = 0; i < t->n; i++) {
         free(t->v[i].host);
@@ -51,45 +51,45 @@ static void table_free(struct cp_signins *t)
     free(t);
 }
 
-static void table_freep(struct cp_signins **t)
+static void table_freep(struct cp_egress_sign_ins **t)
 {
     if (*t != NULL)
         table_free(*t);
 }
 
-const char *cp_signins_id(const struct cp_signins *t)
+const char *cp_egress_sign_ins_id(const struct cp_egress_sign_ins *t)
 {
     return t->id;
 }
 
 /* The optional "id": lower-case hex, which the answer on standard output repeats. */
-static int id_take(json_object *doc, struct cp_signins *t, cp_error_t *err)
+static int id_take(json_object *doc, struct cp_egress_sign_ins *t, cp_error_t *err)
 {
     json_object *id = NULL;
     if (!json_object_object_get_ex(doc, "id", &id))
         return 0;
     const char *s = json_object_is_type(id, json_type_string) ? json_object_get_string(id) : "";
     size_t n = strlen(s);
-    if (n == 0 || n > CP_SIGNINS_ID_MAX || strspn(s, "0123456789abcdef") != n)
+    if (n == 0 || n > CP_EGRESS_SIGN_INS_ID_MAX || strspn(s, "0123456789abcdef") != n)
         return cp_error_make(err, CP_ERR_FAILED, 0, "the message's id must be 1 to %d hex digits",
-                             CP_SIGNINS_ID_MAX);
+                             CP_EGRESS_SIGN_INS_ID_MAX);
     memcpy(t->id, s, n + 1);
     return 0;
 }
 
-size_t cp_signins_count(const struct cp_signins *t)
+size_t cp_egress_sign_ins_count(const struct cp_egress_sign_ins *t)
 {
     return t != NULL ? t->n : 0;
 }
 
-struct cp_signins *cp_signins_ref(struct cp_signins *t)
+struct cp_egress_sign_ins *cp_egress_sign_ins_ref(struct cp_egress_sign_ins *t)
 {
     if (t != NULL)
         atomic_fetch_add(&t->refs, 1);
     return t;
 }
 
-void cp_signins_unref(struct cp_signins *t)
+void cp_egress_sign_ins_unref(struct cp_egress_sign_ins *t)
 {
     if (t != NULL && atomic_fetch_sub(&t->refs, 1) == 1)
         table_free(t);
@@ -108,7 +108,7 @@ static bool printable(const char *s, size_t n, bool space_ok)
 /* A lower-case name: labels of letters, digits and '-', joined by single dots. */
 static bool host_ok(const char *s, size_t n)
 {
-    if (n == 0 || n > CP_SIGNIN_HOST_MAX || s[0] == '.' || s[n - 1] == '.')
+    if (n == 0 || n > CP_EGRESS_SIGN_IN_HOST_MAX || s[0] == '.' || s[n - 1] == '.')
         return false;
     for (size_t i = 0; i < n; i++) {
         bool ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
@@ -123,8 +123,8 @@ static bool host_ok(const char *s, size_t n)
  * (paths are decoded) and "/x/../" could match what the method table refuses. */
 static bool prefix_ok(const char *s, size_t n)
 {
-    char path[CP_SIGNIN_PREFIX_MAX + 1];
-    if (n == 0 || n > CP_SIGNIN_PREFIX_MAX || s[0] != '/' || !printable(s, n, false))
+    char path[CP_EGRESS_SIGN_IN_PREFIX_MAX + 1];
+    if (n == 0 || n > CP_EGRESS_SIGN_IN_PREFIX_MAX || s[0] != '/' || !printable(s, n, false))
         return false;
     if (memchr(s, '?', n) != NULL || memchr(s, '#', n) != NULL)
         return false;
@@ -136,34 +136,34 @@ static bool prefix_ok(const char *s, size_t n)
 static bool authorization_ok(const char *s, size_t n)
 {
     size_t scheme = strncmp(s, "Bearer ", 7) == 0 ? 7 : strncmp(s, "Basic ", 6) == 0 ? 6 : 0;
-    return scheme > 0 && n > scheme && n <= CP_SIGNIN_AUTH_MAX &&
+    return scheme > 0 && n > scheme && n <= CP_EGRESS_SIGN_IN_AUTH_MAX &&
            printable(s + scheme, n - scheme, false);
 }
 
 /* A named sign-in's value, of any scheme: visible ASCII and spaces, never CR or LF. */
 static bool value_ok(const char *s, size_t n)
 {
-    return n > 0 && n <= CP_SIGNIN_AUTH_MAX && printable(s, n, true) && s[0] != ' ' &&
+    return n > 0 && n <= CP_EGRESS_SIGN_IN_AUTH_MAX && printable(s, n, true) && s[0] != ' ' &&
            s[n - 1] != ' ';
 }
 
 /* A header's name: an RFC 9110 token. */
 static bool header_ok(const char *s, size_t n)
 {
-    return n > 0 && n <= CP_SIGNIN_HEADER_MAX &&
+    return n > 0 && n <= CP_EGRESS_SIGN_IN_HEADER_MAX &&
            strspn(s, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == n;
 }
 
 static bool placeholder_ok(const char *s, size_t n)
 {
-    return n >= CP_SIGNIN_PLACEHOLDER_MIN && n <= CP_SIGNIN_PLACEHOLDER_MAX &&
+    return n >= CP_EGRESS_SIGN_IN_PLACEHOLDER_MIN && n <= CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX &&
            strspn(s, "-_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == n;
 }
 
 static bool source_ok(const char *s, size_t n)
 {
-    return n > 0 && n <= CP_SIGNIN_SOURCE_MAX && printable(s, n, true);
+    return n > 0 && n <= CP_EGRESS_SIGN_IN_SOURCE_MAX && printable(s, n, true);
 }
 
 /* ---- parsing ---- */
@@ -186,15 +186,15 @@ static const struct {
     check_fn ok;
     size_t offset;
 } fields[] = {
-    {"host", host_ok, offsetof(struct cp_signin, host)},
-    {"prefix", prefix_ok, offsetof(struct cp_signin, prefix)},
-    {"authorization", authorization_ok, offsetof(struct cp_signin, authorization)},
-    {"source", source_ok, offsetof(struct cp_signin, source)},
+    {"host", host_ok, offsetof(struct cp_egress_sign_in, host)},
+    {"prefix", prefix_ok, offsetof(struct cp_egress_sign_in, prefix)},
+    {"authorization", authorization_ok, offsetof(struct cp_egress_sign_in, authorization)},
+    {"source", source_ok, offsetof(struct cp_egress_sign_in, source)},
 };
 
 /* A named sign-in's keys: header and placeholder together, write only with them. Returns how
  * many of the three are there, or -1. */
-static int named_take(json_object *entry, size_t i, struct cp_signin *out, cp_error_t *err)
+static int named_take(json_object *entry, size_t i, struct cp_egress_sign_in *out, cp_error_t *err)
 {
     bool has_h = json_object_object_get_ex(entry, "header", NULL);
     bool has_p = json_object_object_get_ex(entry, "placeholder", NULL);
@@ -218,7 +218,7 @@ static int named_take(json_object *entry, size_t i, struct cp_signin *out, cp_er
     return 2 + has_w;
 }
 
-static int entry_take(json_object *entry, size_t i, struct cp_signin *out, cp_error_t *err)
+static int entry_take(json_object *entry, size_t i, struct cp_egress_sign_in *out, cp_error_t *err)
 {
     if (!json_object_is_type(entry, json_type_object))
         return cp_error_make(err, CP_ERR_FAILED, 0, "sign-in %zu is not an object", i + 1);
@@ -242,16 +242,17 @@ static int entry_take(json_object *entry, size_t i, struct cp_signin *out, cp_er
     return 0;
 }
 
-static bool same_place(const struct cp_signin *a, const struct cp_signin *b)
+static bool same_place(const struct cp_egress_sign_in *a, const struct cp_egress_sign_in *b)
 {
     return strcmp(a->host, b->host) == 0 && strcmp(a->prefix, b->prefix) == 0;
 }
 
-static int entries_take(json_object *list, struct cp_signins *t, cp_error_t *err)
+static int entries_take(json_object *list, struct cp_egress_sign_ins *t, cp_error_t *err)
 {
     size_t n = json_object_array_length(list);
-    if (n > CP_SIGNINS_MAX)
-        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "more than %d sign-ins", CP_SIGNINS_MAX);
+    if (n > CP_EGRESS_SIGN_INS_MAX)
+        return cp_error_make(err, CP_ERR_TOO_BIG, 0, "more than %d sign-ins",
+                             CP_EGRESS_SIGN_INS_MAX);
     t->v = xcalloc(n ? n : 1, sizeof(*t->v));
     for (size_t i = 0; i < n; i++) {
         t->n = i + 1; /* what was taken is freed (and wiped) on failure */
@@ -298,12 +299,13 @@ static int parse_json(const char *data, size_t len, json_object **out, cp_error_
     return 0;
 }
 
-int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_error_t *err)
+int cp_egress_sign_ins_parse(const char *data, size_t len, struct cp_egress_sign_ins **out,
+                             cp_error_t *err)
 {
     *out = NULL;
-    if (len > CP_SIGNINS_MESSAGE_MAX)
+    if (len > CP_EGRESS_SIGN_INS_MESSAGE_MAX)
         return cp_error_make(err, CP_ERR_TOO_BIG, 0, "the message is past %d bytes",
-                             CP_SIGNINS_MESSAGE_MAX);
+                             CP_EGRESS_SIGN_INS_MESSAGE_MAX);
     cleanup_json_wipe json_object *doc = NULL;
     if (parse_json(data, len, &doc, err) < 0)
         return cp_error_code(err);
@@ -314,7 +316,7 @@ int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_e
         !json_object_is_type(list, json_type_array))
         return cp_error_make(err, CP_ERR_FAILED, 0,
                              "the message must be {\"sign_ins\":[...]} with an optional \"id\"");
-    __attribute__((cleanup(table_freep))) struct cp_signins *t = xcalloc(1, sizeof(*t));
+    __attribute__((cleanup(table_freep))) struct cp_egress_sign_ins *t = xcalloc(1, sizeof(*t));
     if (id_take(doc, t, err) < 0 || entries_take(list, t, err) < 0)
         return cp_error_code(err);
     atomic_init(&t->refs, 1);
@@ -334,19 +336,19 @@ static bool prefix_takes(const char *prefix, const char *path)
     return prefix[n - 1] == '/' || path[n] == '\0' || path[n] == '/';
 }
 
-const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char *host,
-                                         const char *target)
+const struct cp_egress_sign_in *cp_egress_sign_ins_match(const struct cp_egress_sign_ins *t,
+                                                         const char *host, const char *target)
 {
-    char path[CP_SIGNIN_PREFIX_MAX * 8 + 1];
+    char path[CP_EGRESS_SIGN_IN_PREFIX_MAX * 8 + 1];
     if (t == NULL || cp_egress_methods_path(target, path, sizeof(path)) < 0)
         return NULL;
     /* Path parameters: some hosts read "/npm/..;/admin" as "/admin", outside the prefix;
      * escaped, some decode it first. */
     if (strchr(path, ';') != NULL || strcasestr(path, "%3b") != NULL)
         return NULL;
-    const struct cp_signin *best = NULL;
+    const struct cp_egress_sign_in *best = NULL;
     for (size_t i = 0; i < t->n; i++) {
-        const struct cp_signin *s = &t->v[i];
+        const struct cp_egress_sign_in *s = &t->v[i];
         if (strcmp(s->host, host) != 0 || !prefix_takes(s->prefix, path))
             continue;
         if (best == NULL || strlen(s->prefix) > strlen(best->prefix))
@@ -355,7 +357,7 @@ const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char 
     return best;
 }
 
-bool cp_signins_host_listed(const struct cp_signins *t, const char *host)
+bool cp_egress_sign_ins_host_listed(const struct cp_egress_sign_ins *t, const char *host)
 {
     for (size_t i = 0; t != NULL && i < t->n; i++)
         if (strcmp(t->v[i].host, host) == 0)
@@ -363,14 +365,16 @@ bool cp_signins_host_listed(const struct cp_signins *t, const char *host)
     return false;
 }
 
-void cp_signins_scrub_host(const struct cp_signins *t, const char *host, struct cp_scrub *s)
+void cp_egress_sign_ins_scrub_host(const struct cp_egress_sign_ins *t, const char *host,
+                                   struct cp_scrub *s)
 {
     for (size_t i = 0; t != NULL && i < t->n; i++)
         if (strcmp(t->v[i].host, host) == 0)
             cp_scrub_add_authorization(s, t->v[i].authorization);
 }
 
-bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len)
+bool cp_egress_sign_ins_may_carry(const char *method, const char *target, const char *body,
+                                  size_t len)
 {
     struct cp_egress_rule_result j = cp_egress_methods_judge(method, target);
     if (j.verdict == CP_RULE_BODY)
@@ -378,7 +382,7 @@ bool cp_signins_may_carry(const char *method, const char *target, const char *bo
     return j.verdict == CP_RULE_ALLOW;
 }
 
-bool cp_signins_carries(const struct cp_signin *s, bool reading)
+bool cp_egress_sign_ins_carries(const struct cp_egress_sign_in *s, bool reading)
 {
     return s != NULL && (reading || s->write);
 }
@@ -401,11 +405,12 @@ static bool line_is(const char *line, size_t n, const char *name)
     return n > m && line[m] == ':' && strncasecmp(line, name, m) == 0;
 }
 
-const struct cp_signin *cp_signins_misplaced(const struct cp_signins *t, const char *head,
-                                             size_t len, const struct cp_signin *signing)
+const struct cp_egress_sign_in *
+cp_egress_sign_ins_misplaced(const struct cp_egress_sign_ins *t, const char *head, size_t len,
+                             const struct cp_egress_sign_in *signing)
 {
     for (size_t k = 0; t != NULL && k < t->n; k++) {
-        const struct cp_signin *s = &t->v[k];
+        const struct cp_egress_sign_in *s = &t->v[k];
         if (s->placeholder == NULL || find_nocase(head, len, s->placeholder) == NULL)
             continue;
         for (size_t i = 0; i < len;) {
@@ -422,8 +427,9 @@ const struct cp_signin *cp_signins_misplaced(const struct cp_signins *t, const c
     return NULL;
 }
 
-const struct cp_signin *cp_signins_find_placeholder(const struct cp_signins *t, const char *data,
-                                                    size_t len)
+const struct cp_egress_sign_in *
+cp_egress_sign_ins_find_placeholder(const struct cp_egress_sign_ins *t, const char *data,
+                                    size_t len)
 {
     for (size_t k = 0; t != NULL && k < t->n; k++)
         if (t->v[k].placeholder != NULL && find_nocase(data, len, t->v[k].placeholder) != NULL)
@@ -431,7 +437,7 @@ const struct cp_signin *cp_signins_find_placeholder(const struct cp_signins *t, 
     return NULL;
 }
 
-bool cp_signins_has_placeholders(const struct cp_signins *t)
+bool cp_egress_sign_ins_has_placeholders(const struct cp_egress_sign_ins *t)
 {
     for (size_t k = 0; t != NULL && k < t->n; k++)
         if (t->v[k].placeholder != NULL)
@@ -441,7 +447,8 @@ bool cp_signins_has_placeholders(const struct cp_signins *t)
 
 /* ---- the signed head ---- */
 
-char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, size_t *len_out)
+char *cp_egress_sign_ins_head(const struct cp_egress_sign_in *s, const char *head, size_t len,
+                              size_t *len_out)
 {
     const char *header = s->header != NULL ? s->header : "Authorization";
     size_t hl = strlen(header);
@@ -459,7 +466,7 @@ char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, s
     return out;
 }
 
-void cp_signins_head_free(char *head, size_t len)
+void cp_egress_sign_ins_head_free(char *head, size_t len)
 {
     if (head == NULL)
         return;
@@ -469,32 +476,33 @@ void cp_signins_head_free(char *head, size_t len)
 
 /* ---- the holder ---- */
 
-void cp_signins_holder_init(struct cp_signins_holder *h)
+void cp_egress_sign_ins_holder_init(struct cp_egress_sign_ins_holder *h)
 {
     pthread_mutex_init(&h->lock, NULL);
     h->table = NULL;
 }
 
-void cp_signins_holder_dispose(struct cp_signins_holder *h)
+void cp_egress_sign_ins_holder_dispose(struct cp_egress_sign_ins_holder *h)
 {
-    cp_signins_unref(h->table);
+    cp_egress_sign_ins_unref(h->table);
     h->table = NULL;
     pthread_mutex_destroy(&h->lock);
 }
 
-void cp_signins_holder_set(struct cp_signins_holder *h, struct cp_signins *t)
+void cp_egress_sign_ins_holder_set(struct cp_egress_sign_ins_holder *h,
+                                   struct cp_egress_sign_ins *t)
 {
     pthread_mutex_lock(&h->lock);
-    struct cp_signins *old = h->table;
+    struct cp_egress_sign_ins *old = h->table;
     h->table = t;
     pthread_mutex_unlock(&h->lock);
-    cp_signins_unref(old); /* wiped now, or when the last request using it is done */
+    cp_egress_sign_ins_unref(old); /* wiped now, or when the last request using it is done */
 }
 
-struct cp_signins *cp_signins_holder_get(struct cp_signins_holder *h)
+struct cp_egress_sign_ins *cp_egress_sign_ins_holder_get(struct cp_egress_sign_ins_holder *h)
 {
     pthread_mutex_lock(&h->lock);
-    struct cp_signins *t = cp_signins_ref(h->table);
+    struct cp_egress_sign_ins *t = cp_egress_sign_ins_ref(h->table);
     pthread_mutex_unlock(&h->lock);
     return t;
 }

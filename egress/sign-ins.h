@@ -19,7 +19,7 @@
  * it, not only fetching ones). Its authorization is then the header's whole value, of any
  * scheme. The named header of a request to that host and prefix is replaced by ours (added when
  * absent); the placeholder anywhere else in a request, to any host, refuses the request
- * (cp_signins_misplaced, cp_signins_find_placeholder).
+ * (cp_egress_sign_ins_misplaced, cp_egress_sign_ins_find_placeholder).
  *
  * The authorization value is a secret: it is wiped where this file can reach it (the table's
  * copies, the parser's buffers) and appears in no error message or log line. */
@@ -32,17 +32,17 @@
 
 #include "src/base/error.h"
 
-#define CP_SIGNINS_MESSAGE_MAX    (1024 * 1024) /* one line, without its newline */
-#define CP_SIGNINS_MAX            256           /* entries in one message */
-#define CP_SIGNIN_HOST_MAX        253
-#define CP_SIGNIN_PREFIX_MAX      1024
-#define CP_SIGNIN_AUTH_MAX        8192
-#define CP_SIGNIN_SOURCE_MAX      512
-#define CP_SIGNIN_HEADER_MAX      64
-#define CP_SIGNIN_PLACEHOLDER_MIN 16
-#define CP_SIGNIN_PLACEHOLDER_MAX 128
+#define CP_EGRESS_SIGN_INS_MESSAGE_MAX    (1024 * 1024) /* one line, without its newline */
+#define CP_EGRESS_SIGN_INS_MAX            256           /* entries in one message */
+#define CP_EGRESS_SIGN_IN_HOST_MAX        253
+#define CP_EGRESS_SIGN_IN_PREFIX_MAX      1024
+#define CP_EGRESS_SIGN_IN_AUTH_MAX        8192
+#define CP_EGRESS_SIGN_IN_SOURCE_MAX      512
+#define CP_EGRESS_SIGN_IN_HEADER_MAX      64
+#define CP_EGRESS_SIGN_IN_PLACEHOLDER_MIN 16
+#define CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX 128
 
-struct cp_signin {
+struct cp_egress_sign_in {
     char *host, *prefix, *authorization, *source;
     char *header;      /* a named sign-in's header; NULL: Authorization (a registry's) */
     char *placeholder; /* a named sign-in's per-run placeholder, or NULL */
@@ -50,78 +50,85 @@ struct cp_signin {
 };
 
 /* A table: immutable once parsed, shared by reference (see the holder below). */
-struct cp_signins;
+struct cp_egress_sign_ins;
 
 /* Parses and validates one message (data[0..len), no newline). Any bad field refuses the whole
  * message; the error names the entry and the field, never a value. *out is the caller's
- * reference (cp_signins_unref). */
-int cp_signins_parse(const char *data, size_t len, struct cp_signins **out, cp_error_t *err);
+ * reference (cp_egress_sign_ins_unref). */
+int cp_egress_sign_ins_parse(const char *data, size_t len, struct cp_egress_sign_ins **out,
+                             cp_error_t *err);
 
-size_t cp_signins_count(const struct cp_signins *t);
+size_t cp_egress_sign_ins_count(const struct cp_egress_sign_ins *t);
 /* The message's "id" (hex), or "" when it had none. */
-#define CP_SIGNINS_ID_MAX 64
-const char *cp_signins_id(const struct cp_signins *t);
-struct cp_signins *cp_signins_ref(struct cp_signins *t);
+#define CP_EGRESS_SIGN_INS_ID_MAX 64
+const char *cp_egress_sign_ins_id(const struct cp_egress_sign_ins *t);
+struct cp_egress_sign_ins *cp_egress_sign_ins_ref(struct cp_egress_sign_ins *t);
 /* Drops a reference; the last one wipes every value and frees the table. NULL is fine. */
-void cp_signins_unref(struct cp_signins *t);
+void cp_egress_sign_ins_unref(struct cp_egress_sign_ins *t);
 
 /* The entry for a request to host (lower-case) with this request-target (origin-form, query
  * and all): host equal, the longest matching prefix; NULL when none, or when the path is one
  * the method table refuses or that holds a path parameter (";"). Borrowed from t. */
-const struct cp_signin *cp_signins_match(const struct cp_signins *t, const char *host,
-                                         const char *target);
+const struct cp_egress_sign_in *cp_egress_sign_ins_match(const struct cp_egress_sign_ins *t,
+                                                         const char *host, const char *target);
 
 /* Whether the table has a sign-in for host (any prefix): every answer from that host is then
  * scrubbed of them all (scrub.h), since a host may echo one request's headers in another's. */
-bool cp_signins_host_listed(const struct cp_signins *t, const char *host);
+bool cp_egress_sign_ins_host_listed(const struct cp_egress_sign_ins *t, const char *host);
 /* Adds the forms of every sign-in for host to s. */
 struct cp_scrub;
-void cp_signins_scrub_host(const struct cp_signins *t, const char *host, struct cp_scrub *s);
+void cp_egress_sign_ins_scrub_host(const struct cp_egress_sign_ins *t, const char *host,
+                                   struct cp_scrub *s);
 
 /* Whether a request may carry a sign-in: only one the read table allows, on a read or a write
  * host alike (sign-ins are for fetching; an upload never carries the person's credential).
  * body: the request's whole body when the table's row reads it (an LFS batch), else NULL. */
-bool cp_signins_may_carry(const char *method, const char *target, const char *body, size_t len);
+bool cp_egress_sign_ins_may_carry(const char *method, const char *target, const char *body,
+                                  size_t len);
 
 /* Whether a request that may_carry says (reading or not) carries s: a reading one always, any
  * other only a named sign-in added with --write. */
-bool cp_signins_carries(const struct cp_signin *s, bool reading);
+bool cp_egress_sign_ins_carries(const struct cp_egress_sign_in *s, bool reading);
 
 /* A named sign-in whose placeholder the head at head[0..len) holds where it would not be
  * replaced: in the request line (path or query), in another header than signing's named one,
  * or at all when signing (the sign-in the request carries, or NULL) is not that sign-in. NULL
  * when none. Compared without regard to case. Borrowed from t. */
-const struct cp_signin *cp_signins_misplaced(const struct cp_signins *t, const char *head,
-                                             size_t len, const struct cp_signin *signing);
+const struct cp_egress_sign_in *
+cp_egress_sign_ins_misplaced(const struct cp_egress_sign_ins *t, const char *head, size_t len,
+                             const struct cp_egress_sign_in *signing);
 /* A named sign-in whose placeholder data[0..len) holds (a body, which is never rewritten), or
  * NULL. */
-const struct cp_signin *cp_signins_find_placeholder(const struct cp_signins *t, const char *data,
-                                                    size_t len);
+const struct cp_egress_sign_in *
+cp_egress_sign_ins_find_placeholder(const struct cp_egress_sign_ins *t, const char *data,
+                                    size_t len);
 /* Whether the table holds any placeholder (a body need not be searched otherwise). */
-bool cp_signins_has_placeholders(const struct cp_signins *t);
+bool cp_egress_sign_ins_has_placeholders(const struct cp_egress_sign_ins *t);
 
 /* The head at head[0..len) (one cp_http1_parse_request allowed) with every line of the sign-in's
  * header (Authorization, or a named sign-in's own) the box wrote taken out and ours put in
  * before the final empty line. Heap, the caller's: it holds the secret, so free it with
- * cp_signins_head_free. */
-char *cp_signins_head(const struct cp_signin *s, const char *head, size_t len, size_t *len_out);
-void cp_signins_head_free(char *head, size_t len);
+ * cp_egress_sign_ins_head_free. */
+char *cp_egress_sign_ins_head(const struct cp_egress_sign_in *s, const char *head, size_t len,
+                              size_t *len_out);
+void cp_egress_sign_ins_head_free(char *head, size_t len);
 
 /* Where the current table lives. A table is swapped in whole and workers take a reference
  * per request: the mutex guards only the pointer and the count's increment (a lone atomic
  * pointer could be freed between a worker's load and its increment), so the loop never waits
  * on a request, a worker never reads a freed table, and a table is wiped when its last
  * request is done with it. */
-struct cp_signins_holder {
+struct cp_egress_sign_ins_holder {
     pthread_mutex_t lock;
-    struct cp_signins *table; /* NULL: none */
+    struct cp_egress_sign_ins *table; /* NULL: none */
 };
 
-void cp_signins_holder_init(struct cp_signins_holder *h);
-void cp_signins_holder_dispose(struct cp_signins_holder *h);
+void cp_egress_sign_ins_holder_init(struct cp_egress_sign_ins_holder *h);
+void cp_egress_sign_ins_holder_dispose(struct cp_egress_sign_ins_holder *h);
 /* Puts t (the caller's reference, given up; NULL clears) in place of the current table. */
-void cp_signins_holder_set(struct cp_signins_holder *h, struct cp_signins *t);
-/* A reference to the current table, or NULL; cp_signins_unref when done. */
-struct cp_signins *cp_signins_holder_get(struct cp_signins_holder *h);
+void cp_egress_sign_ins_holder_set(struct cp_egress_sign_ins_holder *h,
+                                   struct cp_egress_sign_ins *t);
+/* A reference to the current table, or NULL; cp_egress_sign_ins_unref when done. */
+struct cp_egress_sign_ins *cp_egress_sign_ins_holder_get(struct cp_egress_sign_ins_holder *h);
 
 #endif

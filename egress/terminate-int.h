@@ -43,8 +43,8 @@ struct sent {
     bool head;    /* a HEAD: its answer has no body */
     char *source; /* the sign-in's source when we added one, else NULL; then method, path */
     char *method, *path;
-    struct cp_signins *table; /* a reference when the host has sign-ins: its answer is
-                               * scrubbed of them all (scrub.h) */
+    struct cp_egress_sign_ins *table; /* a reference when the host has sign-ins: its answer is
+                                       * scrubbed of them all (scrub.h) */
 };
 
 struct side {
@@ -77,9 +77,9 @@ struct worker {
     struct cp_scrub scrub;
     char *refusal; /* written once every earlier answer is out */
     size_t refusal_len;
-    struct cp_signins *body_table; /* R_BODY: a reference when the table holds placeholders,
-                                    * each searched for in the request's body as it goes */
-    char body_tail[CP_SIGNIN_PLACEHOLDER_MAX]; /* the body's last bytes, for one split */
+    struct cp_egress_sign_ins *body_table; /* R_BODY: a reference when the table holds placeholders,
+                                            * each searched for in the request's body as it goes */
+    char body_tail[CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX]; /* the body's last bytes, for one split */
     size_t body_tail_len;
     enum cp_egress_reason upstream_failed;
     char upstream_why[256];
@@ -94,7 +94,8 @@ void cp_terminate_log_line(struct worker *w, enum cp_egress_reason reason, const
                            const char *path);
 
 /* terminate-queue.c: the requests awaiting answers. */
-void cp_terminate_queue_push(struct worker *w, bool head, char *source, struct cp_signins *table);
+void cp_terminate_queue_push(struct worker *w, bool head, char *source,
+                             struct cp_egress_sign_ins *table);
 void cp_terminate_queue_pop(struct worker *w);
 void cp_terminate_sent_dispose(struct sent *q);
 

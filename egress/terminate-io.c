@@ -113,14 +113,14 @@ void cp_terminate_framing_start(struct framing *f, enum cp_http1_body body, uint
  * the tail is kept for the next part. */
 static bool body_placeholder(struct worker *w, const char *data, size_t n)
 {
-    if (cp_signins_find_placeholder(w->body_table, data, n) != NULL)
+    if (cp_egress_sign_ins_find_placeholder(w->body_table, data, n) != NULL)
         return true;
-    char joined[2 * CP_SIGNIN_PLACEHOLDER_MAX];
-    size_t head = n < CP_SIGNIN_PLACEHOLDER_MAX ? n : CP_SIGNIN_PLACEHOLDER_MAX;
+    char joined[2 * CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX];
+    size_t head = n < CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX ? n : CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX;
     memcpy(joined, w->body_tail, w->body_tail_len);
     memcpy(joined + w->body_tail_len, data, head);
     size_t jn = w->body_tail_len + head;
-    if (cp_signins_find_placeholder(w->body_table, joined, jn) != NULL)
+    if (cp_egress_sign_ins_find_placeholder(w->body_table, joined, jn) != NULL)
         return true;
     /* The last bytes seen, of the joined part or of data. */
     const char *from = n >= sizeof(w->body_tail) ? data + n - sizeof(w->body_tail) : NULL;

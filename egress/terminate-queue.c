@@ -10,7 +10,8 @@
 #include "egress/terminate-int.h"
 #include "src/base/util.h"
 
-void cp_terminate_queue_push(struct worker *w, bool head, char *source, struct cp_signins *table)
+void cp_terminate_queue_push(struct worker *w, bool head, char *source,
+                             struct cp_egress_sign_ins *table)
 {
     struct sent *q = &w->sent[(w->qfirst + w->qn++) % QUEUE_MAX];
     *q = (struct sent){.head = head, .source = source, .table = table};
@@ -25,7 +26,7 @@ void cp_terminate_sent_dispose(struct sent *q)
     free(q->source);
     free(q->method);
     free(q->path);
-    cp_signins_unref(q->table);
+    cp_egress_sign_ins_unref(q->table);
     *q = (struct sent){0};
 }
 

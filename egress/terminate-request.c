@@ -32,13 +32,14 @@ static void refuse(struct worker *w, enum cp_egress_reason reason, const char *w
 
 /* A named sign-in's placeholder where the sidecar would not replace it: the request is
  * refused, so that the placeholder never stands in for the secret anywhere it was not meant. */
-static bool placeholder_misplaced(struct worker *w, const struct cp_signins *t, const char *head,
-                                  size_t len, const struct cp_signin *signing, const char *body,
+static bool placeholder_misplaced(struct worker *w, const struct cp_egress_sign_ins *t,
+                                  const char *head, size_t len,
+                                  const struct cp_egress_sign_in *signing, const char *body,
                                   size_t body_len)
 {
-    const struct cp_signin *m = cp_signins_misplaced(t, head, len, signing);
+    const struct cp_egress_sign_in *m = cp_egress_sign_ins_misplaced(t, head, len, signing);
     if (m == NULL && body != NULL)
-        m = cp_signins_find_placeholder(t, body, body_len);
+        m = cp_egress_sign_ins_find_placeholder(t, body, body_len);
     if (m == NULL)
         return false;
     cleanup_free char *why =
@@ -53,8 +54,8 @@ static bool placeholder_misplaced(struct worker *w, const struct cp_signins *t, 
  * off), as the box wrote it otherwise. To a host with any sign-in, every request asks for its
  * answer as its own bytes (Accept-Encoding: identity), since the answer is searched for the
  * sign-ins (scrub.h). */
-static int send_head(struct worker *w, const char *head, size_t len, const struct cp_signin *s,
-                     bool listed)
+static int send_head(struct worker *w, const char *head, size_t len,
+                     const struct cp_egress_sign_in *s, bool listed)
 {
     if (!listed)
         return cp_terminate_push(w, &w->host, head, len);
@@ -64,9 +65,9 @@ static int send_head(struct worker *w, const char *head, size_t len, const struc
     if (s == NULL)
         return cp_terminate_push(w, &w->host, plain, plain_len);
     size_t n = 0;
-    char *signed_head = cp_signins_head(s, plain, plain_len, &n);
+    char *signed_head = cp_egress_sign_ins_head(s, plain, plain_len, &n);
     int r = cp_terminate_push(w, &w->host, signed_head, n);
-    cp_signins_head_free(signed_head, n);
+    cp_egress_sign_ins_head_free(signed_head, n);
     return r;
 }
 
@@ -77,20 +78,22 @@ static int send_head(struct worker *w, const char *head, size_t len, const struc
 static int forward(struct worker *w, const struct cp_http1_request *r, const char *head,
                    const char *body, size_t body_len)
 {
-    bool reading = cp_signins_may_carry(w->method, w->target, body, body_len);
-    struct cp_signins *t = w->cfg.sign_ins != NULL ? cp_signins_holder_get(w->cfg.sign_ins) : NULL;
-    bool listed = cp_signins_host_listed(t, w->h.host);
-    const struct cp_signin *s = listed ? cp_signins_match(t, w->h.host, w->target) : NULL;
-    if (!cp_signins_carries(s, reading))
+    bool reading = cp_egress_sign_ins_may_carry(w->method, w->target, body, body_len);
+    struct cp_egress_sign_ins *t =
+        w->cfg.sign_ins != NULL ? cp_egress_sign_ins_holder_get(w->cfg.sign_ins) : NULL;
+    bool listed = cp_egress_sign_ins_host_listed(t, w->h.host);
+    const struct cp_egress_sign_in *s =
+        listed ? cp_egress_sign_ins_match(t, w->h.host, w->target) : NULL;
+    if (!cp_egress_sign_ins_carries(s, reading))
         s = NULL;
     if (placeholder_misplaced(w, t, head, r->head_len, s, body, body_len)) {
-        cp_signins_unref(t);
+        cp_egress_sign_ins_unref(t);
         return 1;
     }
     char *source = s != NULL ? xstrdup(s->source) : NULL;
     if (send_head(w, head, r->head_len, s, listed) < 0) {
         free(source);
-        cp_signins_unref(t);
+        cp_egress_sign_ins_unref(t);
         return -1;
     }
     struct cp_egress_decision d = cp_terminate_decision(w, CP_EGRESS_ALLOWED, w->method, w->target);
@@ -99,11 +102,11 @@ static int forward(struct worker *w, const struct cp_http1_request *r, const cha
     d.header = s != NULL ? s->header : NULL;
     cp_terminate_log_decision(w, &d);
     /* The body goes on as it comes, searched for placeholders on its way (terminate-io.c). */
-    cp_signins_unref(w->body_table);
-    w->body_table = cp_signins_has_placeholders(t) ? cp_signins_ref(t) : NULL;
+    cp_egress_sign_ins_unref(w->body_table);
+    w->body_table = cp_egress_sign_ins_has_placeholders(t) ? cp_egress_sign_ins_ref(t) : NULL;
     w->body_tail_len = 0;
     if (!listed) {
-        cp_signins_unref(t);
+        cp_egress_sign_ins_unref(t);
         t = NULL;
     }
     cp_terminate_queue_push(w, strcmp(w->method, "HEAD") == 0, source, t);
@@ -148,9 +151,9 @@ static bool sign_in_listed(struct worker *w)
 {
     if (w->cfg.sign_ins == NULL)
         return false;
-    struct cp_signins *t = cp_signins_holder_get(w->cfg.sign_ins);
-    bool listed = cp_signins_match(t, w->h.host, w->target) != NULL;
-    cp_signins_unref(t);
+    struct cp_egress_sign_ins *t = cp_egress_sign_ins_holder_get(w->cfg.sign_ins);
+    bool listed = cp_egress_sign_ins_match(t, w->h.host, w->target) != NULL;
+    cp_egress_sign_ins_unref(t);
     return listed;
 }
 

@@ -27,8 +27,9 @@ static int refuse_unchecked(struct worker *w)
     const struct sent *q = &w->sent[w->qfirst];
     struct cp_egress_answer_about a = {.host = w->h.host, .method = q->method, .path = q->path};
     cleanup_free char *answer = xmalloc(CP_EGRESS_ANSWER_MAX);
-    size_t n = cp_egress_answer_write(CP_EGRESS_SIGNIN_UNCHECKED, &a, answer, CP_EGRESS_ANSWER_MAX);
-    cp_terminate_log_line(w, CP_EGRESS_SIGNIN_UNCHECKED, q->method ? q->method : "", q->path);
+    size_t n =
+        cp_egress_answer_write(CP_EGRESS_SIGN_IN_UNCHECKED, &a, answer, CP_EGRESS_ANSWER_MAX);
+    cp_terminate_log_line(w, CP_EGRESS_SIGN_IN_UNCHECKED, q->method ? q->method : "", q->path);
     cp_terminate_push(w, &w->box, answer, n);
     return -1;
 }
@@ -43,7 +44,7 @@ static int scrub_start(struct worker *w, const struct cp_http1_response *r)
     if (r->encoded && r->body != CP_HTTP1_BODY_NONE)
         return refuse_unchecked(w);
     cp_scrub_dispose(&w->scrub);
-    cp_signins_scrub_host(q->table, w->h.host, &w->scrub);
+    cp_egress_sign_ins_scrub_host(q->table, w->h.host, &w->scrub);
     cp_scrub_mask(&w->scrub, w->host.buf, r->head_len);
     w->scrubbing = r->body != CP_HTTP1_BODY_NONE && r->status / 100 != 1;
     return 0;
@@ -58,7 +59,7 @@ static void check_sign_in(struct worker *w, int status)
     if (q->source == NULL || (status != 401 && status != 403))
         return;
     struct cp_egress_decision d =
-        cp_terminate_decision(w, CP_EGRESS_SIGNIN_REFUSED, q->method, q->path);
+        cp_terminate_decision(w, CP_EGRESS_SIGN_IN_REFUSED, q->method, q->path);
     d.status = status;
     d.signed_in = true;
     d.source = q->source;

@@ -223,7 +223,7 @@ static void worker_free(struct worker *w)
     free(w->method);
     free(w->target);
     free(w->refusal);
-    cp_signins_unref(w->body_table);
+    cp_egress_sign_ins_unref(w->body_table);
     cp_scrub_dispose(&w->scrub);
     for (size_t i = 0; i < QUEUE_MAX; i++)
         cp_terminate_sent_dispose(&w->sent[i]);

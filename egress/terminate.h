@@ -24,7 +24,7 @@ struct cp_egress_terminate_config {
     FILE *log;
     unsigned head_timeout_ms; /* each handshake, and a request head once its first byte came */
     unsigned idle_timeout_ms; /* no byte either way */
-    struct cp_signins_holder *sign_ins; /* read per request; NULL: no sign-ins */
+    struct cp_egress_sign_ins_holder *sign_ins; /* read per request; NULL: no sign-ins */
 };
 
 /* What the loop hands over. The fds and the hello are the worker's from the call on, whatever

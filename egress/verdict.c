@@ -77,21 +77,21 @@ static const struct cp_egress_reason_info infos[CP_EGRESS_REASON_COUNT] = {
     [CP_EGRESS_CLIENT_TLS] = {403, "Forbidden", "tls_protocol_error", "client-tls",
                               "the box's TLS handshake with the sidecar failed; does the box "
                               "trust the egress CA?"},
-    [CP_EGRESS_SIGNIN_REFUSED] = {401, "Unauthorized", "http_request_denied", "sign-in-refused",
-                                  "the registry refused the sign-in the sidecar added; renew it "
-                                  "where it came from"},
-    [CP_EGRESS_SIGNIN_UNCHECKED] = {502, "Bad Gateway", "http_response_content_coding",
-                                    "sign-in-unchecked",
-                                    "the host's answer came compressed although the sidecar asked "
-                                    "for it plain, so the sidecar cannot make sure it does not "
-                                    "show the box a sign-in"},
+    [CP_EGRESS_SIGN_IN_REFUSED] = {401, "Unauthorized", "http_request_denied", "sign-in-refused",
+                                   "the registry refused the sign-in the sidecar added; renew it "
+                                   "where it came from"},
+    [CP_EGRESS_SIGN_IN_UNCHECKED] = {502, "Bad Gateway", "http_response_content_coding",
+                                     "sign-in-unchecked",
+                                     "the host's answer came compressed although the sidecar asked "
+                                     "for it plain, so the sidecar cannot make sure it does not "
+                                     "show the box a sign-in"},
     [CP_EGRESS_PLACEHOLDER] = {403, "Forbidden", "http_request_denied", "placeholder",
                                "a sign-in's placeholder goes only in its own header of requests "
                                "to its host and path; anywhere else it is refused"},
-    [CP_EGRESS_SIGNINS] = {400, "Bad Request", "proxy_internal_error", "sign-ins",
-                           "the sign-in message was refused whole; the sign-ins before it stay"},
-    [CP_EGRESS_SIGNINS_TAKEN] = {200, "OK", "proxy_internal_error", "sign-ins-taken",
-                                 "the sign-in message replaced the table"},
+    [CP_EGRESS_SIGN_INS] = {400, "Bad Request", "proxy_internal_error", "sign-ins",
+                            "the sign-in message was refused whole; the sign-ins before it stay"},
+    [CP_EGRESS_SIGN_INS_TAKEN] = {200, "OK", "proxy_internal_error", "sign-ins-taken",
+                                  "the sign-in message replaced the table"},
 };
 
 const struct cp_egress_reason_info *cp_egress_reason_info(enum cp_egress_reason reason)

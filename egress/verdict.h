@@ -31,20 +31,20 @@ enum cp_egress_reason {
     CP_EGRESS_HELLO_TIMEOUT,   /* no whole ClientHello in time */
     CP_EGRESS_UPSTREAM,        /* the upstream proxy did not open the tunnel */
     /* Inside a terminated tunnel (terminate.h): one decision a request. */
-    CP_EGRESS_METHOD,           /* a method or path a read-only host does not take (methods.h) */
-    CP_EGRESS_REQUEST,          /* a request head that could be read two ways (smuggling shapes) */
-    CP_EGRESS_HIDDEN_REQUEST,   /* a body a host could take for a request of its own (CL.0) */
-    CP_EGRESS_HOST_HEADER,      /* a Host header naming another host than the CONNECT */
-    CP_EGRESS_UPSTREAM_CERT,    /* the real host's certificate did not verify */
-    CP_EGRESS_UPSTREAM_TLS,     /* the TLS handshake with the real host failed otherwise */
-    CP_EGRESS_UPSTREAM_HTTP,    /* the real host's answer could not be framed */
-    CP_EGRESS_CLIENT_TLS,       /* the box's handshake with the sidecar failed (its CA?) */
-    CP_EGRESS_SIGNIN_REFUSED,   /* the host answered 401 or 403 to a request we signed in */
-    CP_EGRESS_SIGNIN_UNCHECKED, /* a compressed answer from a host with sign-ins (scrub.h) */
-    CP_EGRESS_PLACEHOLDER,      /* a named sign-in's placeholder where it is not replaced */
+    CP_EGRESS_METHOD,            /* a method or path a read-only host does not take (methods.h) */
+    CP_EGRESS_REQUEST,           /* a request head that could be read two ways (smuggling shapes) */
+    CP_EGRESS_HIDDEN_REQUEST,    /* a body a host could take for a request of its own (CL.0) */
+    CP_EGRESS_HOST_HEADER,       /* a Host header naming another host than the CONNECT */
+    CP_EGRESS_UPSTREAM_CERT,     /* the real host's certificate did not verify */
+    CP_EGRESS_UPSTREAM_TLS,      /* the TLS handshake with the real host failed otherwise */
+    CP_EGRESS_UPSTREAM_HTTP,     /* the real host's answer could not be framed */
+    CP_EGRESS_CLIENT_TLS,        /* the box's handshake with the sidecar failed (its CA?) */
+    CP_EGRESS_SIGN_IN_REFUSED,   /* the host answered 401 or 403 to a request we signed in */
+    CP_EGRESS_SIGN_IN_UNCHECKED, /* a compressed answer from a host with sign-ins (scrub.h) */
+    CP_EGRESS_PLACEHOLDER,       /* a named sign-in's placeholder where it is not replaced */
     /* The sign-in channel (sign-ins-feed.h): no host, no box; never answered to anyone. */
-    CP_EGRESS_SIGNINS,       /* a sign-in message refused whole; the table before it stays */
-    CP_EGRESS_SIGNINS_TAKEN, /* a sign-in message took the place of the table */
+    CP_EGRESS_SIGN_INS,       /* a sign-in message refused whole; the table before it stays */
+    CP_EGRESS_SIGN_INS_TAKEN, /* a sign-in message took the place of the table */
     CP_EGRESS_REASON_COUNT,
 };
 

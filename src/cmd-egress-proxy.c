@@ -267,10 +267,10 @@ static int configure(const struct cp_parsed *args, struct cp_egress_proxy_config
 
 /* At the end the table is wiped (once no request holds it); the holder's lock stays valid for
  * a tunnel's thread still running. */
-static void sign_ins_clear(struct cp_signins_holder **h)
+static void sign_ins_clear(struct cp_egress_sign_ins_holder **h)
 {
     if (*h != NULL)
-        cp_signins_holder_set(*h, NULL);
+        cp_egress_sign_ins_holder_set(*h, NULL);
 }
 
 /* A process holding the person's credentials leaves no core dump (a crash would write them to
@@ -286,12 +286,12 @@ static void guard_memory(void)
  * static since the tunnels' detached threads may still read it while the handler returns. */
 static void set_sign_ins(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg)
 {
-    static struct cp_signins_holder holder;
+    static struct cp_egress_sign_ins_holder holder;
     cfg->sign_ins_fd = -1;
     if (cp_arg(args, &cp_cmd_egress_proxy, "sign-ins-stdin") == NULL && !keyed(args))
         return;
     guard_memory();
-    cp_signins_holder_init(&holder);
+    cp_egress_sign_ins_holder_init(&holder);
     cfg->sign_ins = &holder;
     cfg->sign_ins_fd = STDIN_FILENO;
 }
@@ -301,14 +301,14 @@ static void set_sign_ins(const struct cp_parsed *args, struct cp_egress_proxy_co
 static void open_door(const struct cp_egress_proxy_config *cfg)
 {
     cleanup_error cp_error_t err = NULL;
-    if (cfg->sign_ins != NULL && cp_signins_door_open(cfg->sign_ins, cfg->log, &err) < 0)
+    if (cfg->sign_ins != NULL && cp_egress_sign_ins_door_open(cfg->sign_ins, cfg->log, &err) < 0)
         cp_debug("%s", err->msg);
 }
 
 /* One message from fd: up to and with its newline (its sender writes nothing after it). */
 static int read_message(int fd, char **out, size_t *len, cp_error_t *err)
 {
-    size_t cap = CP_SIGNINS_MESSAGE_MAX + 2;
+    size_t cap = CP_EGRESS_SIGN_INS_MESSAGE_MAX + 2;
     char *buf = xmalloc(cap);
     *len = 0;
     while (*len < cap && (*len == 0 || buf[*len - 1] != '\n')) {
@@ -332,7 +332,7 @@ static int send_sign_ins(cp_error_t *err)
     __attribute__((cleanup(cp_cleanup_freep))) char *line = NULL;
     size_t len = 0;
     if (read_message(STDIN_FILENO, &line, &len, err) < 0 ||
-        cp_signins_door_send(line, len, STDOUT_FILENO, err) < 0) {
+        cp_egress_sign_ins_door_send(line, len, STDOUT_FILENO, err) < 0) {
         if (line != NULL)
             explicit_bzero(line, len);
         return cp_error_wrap(err, "--send-sign-ins");
@@ -409,7 +409,7 @@ static int egress_proxy_handler(const struct cp_parsed *args, cp_error_t *err)
         .stop = &stop_requested,
         .dns_servers = cp_arg(args, &cp_cmd_egress_proxy, "dns-server"),
     };
-    __attribute__((cleanup(sign_ins_clear))) struct cp_signins_holder *sign_ins = NULL;
+    __attribute__((cleanup(sign_ins_clear))) struct cp_egress_sign_ins_holder *sign_ins = NULL;
     if (build_policy(args, &policy, err) < 0 || configure(args, &cfg, err) < 0 ||
         open_log(cp_arg(args, &cp_cmd_egress_proxy, "log"), &log, err) < 0)
         return cp_error_code(err);

@@ -16,7 +16,7 @@
 #include "places/container/registries.h"
 #include "places/container/settings-sources.h"
 #include "places/container/sign-ins.h"
-#include "places/container/signin-read.h"
+#include "places/container/sign-in-read.h"
 #include "egress/auth.h"
 #include "src/base/digest.h"
 #include "src/base/buf.h"

@@ -17,7 +17,7 @@ libconch_la_SOURCES += \
 	places/container/hostconf.c places/container/hostconf.h \
 	places/container/registries.c places/container/registries.h \
 	places/container/allowlist.c places/container/allowlist.h \
-	places/container/signin-read.c places/container/signin-read.h \
+	places/container/sign-in-read.c places/container/sign-in-read.h \
 	places/container/git-credential.c places/container/git-credential.h \
 	places/container/settings-sources.c places/container/settings-sources.h \
 	places/container/sign-ins.c places/container/sign-ins.h \

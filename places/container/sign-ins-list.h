@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "places/container/signin-read.h"
+#include "places/container/sign-in-read.h"
 
 struct cp_sign_in {
     char *host;          /* lower-case name; the registry's or the remote's */

@@ -28,7 +28,7 @@ static int placeholder_new(char **out, cp_error_t *err)
         hex[2 * i + 1] = "0123456789abcdef"[r[i] & 0xf];
     }
     hex[sizeof(hex) - 1] = '\0';
-    *out = xasprintf("conch-signin-%s", hex);
+    *out = xasprintf("conch-sign-in-%s", hex);
     return 0;
 }
 

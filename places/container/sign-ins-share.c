@@ -5,10 +5,10 @@
  * longer knows its placeholder, so one sent elsewhere leaves unrefused. The folder's boxes are
  * one trust domain and reach only this sidecar, so a run that starts while another is live
  * takes that run's placeholders; once none is live, the next run makes new ones. The runs and
- * placeholders are kept in a file of ours per sidecar ($CONCH_HOME/workplaces/signin-share-ID.json,
- * 0600), under its own lock; a run is live while its process is (its pid and that pid's start
- * time), so a crash frees its turn. No secret is kept there: a placeholder is worth nothing but
- * through this folder's sidecar. */
+ * placeholders are kept in a file of ours per sidecar
+ * ($CONCH_HOME/workplaces/sign-in-share-ID.json, 0600), under its own lock; a run is live while its
+ * process is (its pid and that pid's start time), so a crash frees its turn. No secret is kept
+ * there: a placeholder is worth nothing but through this folder's sidecar. */
 #include "config.h"
 
 #include <errno.h>
@@ -46,7 +46,7 @@ static int share_open(const char *sidecar_id)
     if (sidecar_id == NULL || strspn(sidecar_id, "0123456789abcdef") != strlen(sidecar_id) ||
         cp_workplaces_dir(&dir, &err) < 0)
         return -1;
-    cleanup_free char *path = xasprintf("%s/signin-share-%.64s.json", dir, sidecar_id);
+    cleanup_free char *path = xasprintf("%s/sign-in-share-%.64s.json", dir, sidecar_id);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     while (fd >= 0 && flock(fd, LOCK_EX) < 0 && errno == EINTR)
         ;

@@ -10,7 +10,7 @@
 
 #include "places/container/settings-sources.h"
 #include "places/container/sign-ins-list.h"
-#include "places/container/signin-read.h"
+#include "places/container/sign-in-read.h"
 #include "src/base/error.h"
 
 /* ---- ${NAME} (sign-in-expand.c) ---- */

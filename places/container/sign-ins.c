@@ -1,4 +1,4 @@
-/* Collects the sign-ins: each source's readers (signin-read.c) turned into a host, a path
+/* Collects the sign-ins: each source's readers (sign-in-read.c) turned into a host, a path
  * prefix and the Authorization header's value, added to the list (sign-ins-list.c). The first
  * sign-in for a host and prefix wins, and the sources are read in the order the clients
  * themselves give: the project's .npmrc before ~/.npmrc. */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "places/container/hostconf.h"
-#include "places/container/signin-read.h"
+#include "places/container/sign-in-read.h"
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"
 

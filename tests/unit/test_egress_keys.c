@@ -42,7 +42,7 @@ static void test_egress_keys__message__parses_back_whole(void **state)
     assert_int_equal(line[len - 1], '\n');
     assert_null(memchr(line, '\n', len - 1)); /* one line: the PEM's breaks escaped */
     struct cp_egress_keys k;
-    char id[CP_SIGNINS_ID_MAX + 1];
+    char id[CP_EGRESS_SIGN_INS_ID_MAX + 1];
     cleanup_error cp_error_t err = NULL;
     assert_int_equal(cp_egress_keys_parse(line, len - 1, &k, id, &err), 1);
     assert_string_equal(k.secret, SECRET);
@@ -64,7 +64,7 @@ static void test_egress_keys__sign_ins_message__is_not_keys(void **state)
     };
     for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
         struct cp_egress_keys k;
-        char id[CP_SIGNINS_ID_MAX + 1];
+        char id[CP_EGRESS_SIGN_INS_ID_MAX + 1];
         cleanup_error cp_error_t err = NULL;
         assert_int_equal(cp_egress_keys_parse(lines[i], strlen(lines[i]), &k, id, &err), 0);
         assert_null(err);
@@ -88,7 +88,7 @@ static void test_egress_keys__bad_shapes__refused_without_values(void **state)
     };
     for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
         struct cp_egress_keys k;
-        char id[CP_SIGNINS_ID_MAX + 1];
+        char id[CP_EGRESS_SIGN_INS_ID_MAX + 1];
         cleanup_error cp_error_t err = NULL;
         assert_true(cp_egress_keys_parse(lines[i], strlen(lines[i]), &k, id, &err) < 0);
         assert_non_null(err);
@@ -114,8 +114,8 @@ static void test_egress_keys__channel__first_taken_same_answered_others_refused(
     int in[2], answers[2];
     assert_int_equal(pipe(in), 0);
     assert_int_equal(pipe(answers), 0);
-    struct cp_signins_holder table;
-    cp_signins_holder_init(&table);
+    struct cp_egress_sign_ins_holder table;
+    cp_egress_sign_ins_holder_init(&table);
     /* Nothing came: the wait says why. */
     struct cp_egress_keys k = {0};
     assert_int_equal(cp_egress_keys_wait(in[0], &table, NULL, 50, &k, &err), CP_ERR_TIMEOUT);
@@ -129,22 +129,22 @@ static void test_egress_keys__channel__first_taken_same_answered_others_refused(
     assert_string_equal(k.https_proxy, PW_URL);
     cp_egress_keys_dispose(&k);
     /* Later lines through a feed of the loop: same keys answered, others refused. */
-    struct cp_signins_feed f;
-    assert_int_equal(cp_signins_feed_init(&f, -1, &table, NULL, &err), 0);
+    struct cp_egress_sign_ins_feed f;
+    assert_int_equal(cp_egress_sign_ins_feed_init(&f, -1, &table, NULL, &err), 0);
     f.answer_fd = answers[1];
     char got[256];
     cleanup_free char *same = message(SECRET, CA, "0002");
-    cp_signins_feed_bytes(&f, same, strlen(same));
+    cp_egress_sign_ins_feed_bytes(&f, same, strlen(same));
     assert_true(drain(answers[0], got, sizeof(got)) > 0);
     assert_string_equal(got, "keys 0002\n");
     cleanup_free char *other = message(SECRET "-other", CA, "0003");
-    cleanup_free char *signins = xstrdup("{\"id\":\"0004\",\"sign_ins\":[]}\n");
-    cp_signins_feed_bytes(&f, other, strlen(other));
-    cp_signins_feed_bytes(&f, signins, strlen(signins));
+    cleanup_free char *sign_ins = xstrdup("{\"id\":\"0004\",\"sign_ins\":[]}\n");
+    cp_egress_sign_ins_feed_bytes(&f, other, strlen(other));
+    cp_egress_sign_ins_feed_bytes(&f, sign_ins, strlen(sign_ins));
     drain(answers[0], got, sizeof(got));
     assert_string_equal(got, "sign-ins 0004 0\n"); /* no "keys 0003" before it */
-    cp_signins_feed_dispose(&f);
-    cp_signins_holder_set(&table, NULL);
+    cp_egress_sign_ins_feed_dispose(&f);
+    cp_egress_sign_ins_holder_set(&table, NULL);
     close(in[0]);
     close(in[1]);
     close(answers[0]);

@@ -342,16 +342,16 @@ static void test_named__run__placeholder_per_run_message_the_sidecar_takes(void 
     assert_null(strstr(env[0], "S-two"));
     /* The sidecar's own parser takes the message, and signs only its host and prefix. */
     char *line = cp_sign_ins_message(&one, "ab12");
-    struct cp_signins *t = NULL;
-    assert_int_equal(cp_signins_parse(line, strlen(line) - 1, &t, &err), 0);
+    struct cp_egress_sign_ins *t = NULL;
+    assert_int_equal(cp_egress_sign_ins_parse(line, strlen(line) - 1, &t, &err), 0);
     cp_free_secret(line);
-    const struct cp_signin *s = cp_signins_match(t, "keys.example.com", "/v1/x");
+    const struct cp_egress_sign_in *s = cp_egress_sign_ins_match(t, "keys.example.com", "/v1/x");
     assert_non_null(s);
     assert_string_equal(s->header, "X-K");
     assert_string_equal(s->placeholder, one.v[0].placeholder);
     assert_true(s->write);
-    assert_null(cp_signins_match(t, "keys.example.com", "/v2/x"));
-    cp_signins_unref(t);
+    assert_null(cp_egress_sign_ins_match(t, "keys.example.com", "/v2/x"));
+    cp_egress_sign_ins_unref(t);
 }
 
 static const struct cp_host_why *allowed(const struct cp_allowlist *l, const char *host)
@@ -389,7 +389,7 @@ static void test_named__allowlist__host_joins_with_its_mode_and_words(void **sta
     cleanup_json json_object *doc = cp_allowlist_json(&l);
     const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
     assert_null(strstr(text, "Sec-Read-1"));
-    assert_null(strstr(text, "conch-signin-"));
+    assert_null(strstr(text, "conch-sign-in-"));
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)

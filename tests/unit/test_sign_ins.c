@@ -24,7 +24,7 @@
 #include "places/container/git-credential.h"
 #include "places/container/protect.h"
 #include "places/container/sign-ins.h"
-#include "places/container/signin-read.h"
+#include "places/container/sign-in-read.h"
 #include "src/base/digest.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
@@ -66,7 +66,7 @@ static void rm_rf(const char *path)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(scratch, sizeof(scratch), "/tmp/conch-test-signin-XXXXXX");
+    snprintf(scratch, sizeof(scratch), "/tmp/conch-test-sign-in-XXXXXX");
     if (mkdtemp(scratch) == NULL)
         return -1;
     home = xasprintf("%s/home", scratch);

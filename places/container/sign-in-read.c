@@ -11,7 +11,7 @@
 #include <yaml.h>
 
 #include "places/container/hostconf.h"
-#include "places/container/signin-read.h"
+#include "places/container/sign-in-read.h"
 #include "src/base/strvec.h"
 #include "src/base/util.h"
 
