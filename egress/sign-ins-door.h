@@ -16,9 +16,8 @@
 
 #define CP_EGRESS_SIGN_INS_DOOR_NAME "conch-place/sign-ins" /* abstract: no file anywhere */
 #define CP_EGRESS_SIGN_INS_DOOR_MS   5000                   /* a connection's whole time */
-#define CP_EGRESS_SIGN_INS_DOOR_WAIT_MS                                                            \
-    25000 /* for a door not bound yet: a sidecar just started                                      \
-           */
+/* For a door not bound yet: a sidecar just started. */
+#define CP_EGRESS_SIGN_INS_DOOR_WAIT_MS 25000
 
 /* Binds the door and serves it from a thread of its own for the process's life. */
 int cp_egress_sign_ins_door_open(struct cp_egress_sign_ins_holder *table, FILE *log,
