@@ -32,9 +32,14 @@ CAPDROP = re.compile(r'json_object_object_add\([^;]*"CapDrop"')
 
 
 def tracked():
-    out = subprocess.run(["git", "ls-files", "*.c", "*.h"], capture_output=True, text=True,
-                         check=True).stdout.split()
-    return [f for f in out if f.startswith(PARTS) and os.path.exists(f)]
+    """The product's C files: git's list in a checkout, else every one under the parts."""
+    try:
+        out = subprocess.run(["git", "ls-files", "*.c", "*.h"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = [os.path.join(d, f)[2:] for d, _, names in os.walk(".") for f in names
+               if f.endswith((".c", ".h"))]
+    return sorted(f for f in out if f.startswith(PARTS) and os.path.exists(f))
 
 
 def public(header):
