@@ -63,7 +63,7 @@ def rules(files):
         if n > 25 and folder != "src":
             add("folders over 25 .c files", "%s: %d" % (folder, n))
 
-    names = {}
+    names, capdrop = {}, []
     for f in files:
         with open(f, encoding="utf-8") as fh:
             text = fh.read()
@@ -85,14 +85,13 @@ def rules(files):
         if f.endswith(".c") and f not in ENGINE_FOUND and ENGINE_KIND.search(text):
             add("engine kinds compared away from where the engine is found", f)
         if f.endswith(".c") and CAPDROP.search(text):
-            names.setdefault("<CapDrop>", []).append(f)
+            capdrop.append(f)
         if f.endswith(".c"):
             names.setdefault(os.path.basename(f), []).append(f)
+    if len(capdrop) > 1:
+        add("more than one file writes CapDrop", ", ".join(capdrop))
     for name, where in sorted(names.items()):
-        if name == "<CapDrop>":
-            if len(where) > 1:
-                add("more than one file writes CapDrop", ", ".join(where))
-        elif len(where) > 1 and name != "local.mk":
+        if len(where) > 1:
             add("basenames reused", "%s: %s" % (name, ", ".join(where)))
 
     size = os.path.getsize("README.md")
