@@ -35,7 +35,7 @@ static void test_relay_request__runner_get__is_a_run_with_the_ticket_hash(void *
     uint8_t raw[CP_RELAY_TICKET_LEN], want[CP_SHA256_LEN];
     for (size_t i = 0; i < sizeof(raw); i++) {
         unsigned b = 0;
-        sscanf(TICKET + 2 * i, "%2x", &b);
+        sscanf(&TICKET[2 * i], "%2x", &b);
         raw[i] = (uint8_t)b;
     }
     cp_sha256(raw, sizeof(raw), want);
