@@ -6,7 +6,7 @@
 #include "places/place.h"
 #include "src/base/error.h"
 
-/* The run step (src/run/run.h's cp_run_request), handed down by the command: the keeper runs
+/* The run step (src/run/run.h's cp_run_resolved), handed down by the command: the keeper runs
  * each request through it, with its kept session in req->kept. */
 typedef int (*cp_ssh_keeper_run_fn)(const struct cp_run_request *req, cp_error_t *err);
 
