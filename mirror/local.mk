@@ -1,7 +1,7 @@
 # mirror/: listing, manifest, plan, pack, checked landing, and the far side's POSIX scripts.
 libconch_la_SOURCES += \
 	mirror/rules.c mirror/rules.h \
-	mirror/report.c mirror/report.h \
+	mirror/event-lines.c mirror/event-lines.h \
 	mirror/transport.c mirror/transport.h \
 	mirror/transport-local.c \
 	mirror/walk.c mirror/walk.h \

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mirror/event-lines.h"
 #include "mirror/listing.h"
-#include "mirror/report.h"
 #include "mirror/rules.h"
 #include "mirror/transport.h"
 #include "src/base/error.h"
