@@ -2,7 +2,7 @@
  * keep one connection open between runs (places/ssh/keeper.c). */
 #include "config.h"
 
-#include "places/ssh/keeper.h"
+#include "places/ssh/ssh.h"
 #include "src/command.h"
 #include "src/run/run.h"
 

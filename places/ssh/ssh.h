@@ -1,7 +1,8 @@
-/* The ssh keeper's entry, for the `ssh-keeper` command: the one part of the ssh place a command
- * outside it may call (the rest is the place's own). */
-#ifndef CONCH_SSH_KEEPER_H
-#define CONCH_SSH_KEEPER_H
+/* The ssh:HOST place's one public header: what code outside places/ssh uses, the keeper's entry
+ * for the `ssh-keeper` command. Everything else in the folder is private to it, and the place
+ * itself is reached through places/place.h's table. */
+#ifndef CONCH_SSH_SSH_H
+#define CONCH_SSH_SSH_H
 
 #include "places/place.h"
 #include "src/base/error.h"
