@@ -17,7 +17,7 @@ libconch_la_SOURCES += \
 	mirror/run-keys.c mirror/run-keys.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
-	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
+	mirror/sync.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
 	mirror/staging.c mirror/staging.h \
 	mirror/remote-lock.c mirror/remote-lock.h \
 	mirror/far-place.h mirror/remote-run.c mirror/remote-run.h \

@@ -4,7 +4,7 @@
  * relative and no '~' is ever expanded):
  *   .conch-place/copies/CHAT/NAME   the copy (NAME: the work folder's own name, so tools that
  *                                   read their folder's name see the same one); its
- *                                   .conch-mirror-id names it (mirror/mirror.h)
+ *                                   .conch-mirror-id names it (mirror/sync.h)
  *   .conch-place/locks/CHAT         the copy's lock: "hold PID" of the shell holding it
  *   .conch-place/locks/CHAT.pgid    the process group of the command running in the copy
  * The lock (mirror/far/lock.sh) is held by a far shell that lives exactly as long as our

@@ -1,8 +1,8 @@
-/* The mirror: before a command, what changed here goes there; after it, what changed there
- * comes back, deletions included, landing only where it is safe (DESIGN.md). The ssh and
- * cloud places call these two functions with their transport. */
-#ifndef CONCH_MIRROR_MIRROR_H
-#define CONCH_MIRROR_MIRROR_H
+/* The mirror's sync: before a command, what changed here goes there; after it, what changed
+ * there comes back, deletions included, landing only where it is safe (DESIGN.md). The shared
+ * remote run (remote-run.c) calls these two functions with the place's transport. */
+#ifndef CONCH_MIRROR_SYNC_H
+#define CONCH_MIRROR_SYNC_H
 
 #include <stdbool.h>
 #include <stdint.h>
