@@ -1,5 +1,6 @@
 # mirror/: listing, manifest, plan, pack, checked landing, and the far side's POSIX scripts.
 libconch_la_SOURCES += \
+	mirror/mirror.h \
 	mirror/rules.c mirror/rules.h \
 	mirror/event-lines.c mirror/event-lines.h \
 	mirror/transport.c mirror/transport.h \

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "mirror/held.h"
+#include "mirror/mirror.h"
 #include "places/container/engine.h"
 
 /* The volume of the layer made for the box named id. The caller frees it. */

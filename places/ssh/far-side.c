@@ -19,8 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mirror/manifest.h"
-#include "mirror/remote-run.h"
+#include "mirror/mirror.h"
 #include "places/ssh/config-text.h"
 #include "places/ssh/exec.h"
 #include "places/ssh/far-side.h"
