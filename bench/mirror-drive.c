@@ -15,7 +15,7 @@
 
 #include "mirror/listing.h"
 #include "mirror/manifest.h"
-#include "mirror/mirror.h"
+#include "mirror/sync.h"
 #include "src/base/util.h"
 
 static double now(void)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mirror/mirror.h"
+#include "mirror/sync.h"
 #include "src/base/buf.h"
 #include "src/base/progress.h"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mirror/report.h"
+#include "mirror/event-lines.h"
 
 struct cp_git_land_opts {
     int rootfd;       /* the work folder here */

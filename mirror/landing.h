@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "mirror/event-lines.h"
 #include "mirror/listing.h"
-#include "mirror/report.h"
 #include "mirror/rules.h"
 #include "src/base/error.h"
 

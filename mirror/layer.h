@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mirror/report.h"
+#include "mirror/event-lines.h"
 #include "mirror/rules.h"
 #include "src/base/error.h"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mirror/report.h"
+#include "mirror/event-lines.h"
 #include "mirror/rules.h"
 #include "src/base/error.h"
 

@@ -1,7 +1,8 @@
 # mirror/: listing, manifest, plan, pack, checked landing, and the far side's POSIX scripts.
 libconch_la_SOURCES += \
+	mirror/mirror.h \
 	mirror/rules.c mirror/rules.h \
-	mirror/report.c mirror/report.h \
+	mirror/event-lines.c mirror/event-lines.h \
 	mirror/transport.c mirror/transport.h \
 	mirror/transport-local.c \
 	mirror/walk.c mirror/walk.h \
@@ -17,7 +18,7 @@ libconch_la_SOURCES += \
 	mirror/run-keys.c mirror/run-keys.h \
 	mirror/held.c mirror/held.h \
 	mirror/pack.c mirror/pack.h \
-	mirror/mirror.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
+	mirror/sync.h mirror/far-copy.c mirror/far-copy.h mirror/push.c mirror/pull.c \
 	mirror/staging.c mirror/staging.h \
 	mirror/remote-lock.c mirror/remote-lock.h \
 	mirror/far-place.h mirror/remote-run.c mirror/remote-run.h \

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mirror/event-lines.h"
 #include "mirror/listing.h"
 #include "src/base/progress.h"
-#include "mirror/report.h"
 #include "mirror/transport.h"
 #include "src/base/error.h"
 

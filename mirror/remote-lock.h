@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "mirror/mirror.h"
+#include "mirror/sync.h"
 #include "mirror/transport.h"
 #include "src/base/error.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "mirror/mirror.h"
 #include "mirror/remote-lock.h"
 #include "mirror/remote-run.h"
+#include "mirror/sync.h"
 #include "src/base/git-hooks.h"
 #include "src/base/settings.h"
 #include "src/base/protected.h"

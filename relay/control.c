@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "relay/control.h"
+#include "relay/relay.h"
 #include "src/base/digest.h"
 #include "src/base/paths.h"
 #include "src/base/unix-msg.h"

@@ -7,10 +7,13 @@
 #include <sys/types.h>
 
 #include "relay/control.h"
-#include "relay/door.h"
+#include "relay/relay.h"
 #include "relay/tickets.h"
 #include "relay/turnaway.h"
 #include "src/base/spawn.h"
+
+#define CP_RELAY_CONNS_MAX   96 /* the port's connections at once, runs included; more: 503 */
+#define CP_RELAY_CONTROL_MAX 16 /* the control socket's at once, apart; more are told busy */
 
 struct door {
     struct cp_relay_door_info info;

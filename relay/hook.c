@@ -13,9 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "relay/control.h"
 #include "relay/hook.h"
-#include "relay/urlfile.h"
+#include "relay/relay.h"
 #include "src/base/paths.h"
 #include "src/base/shell.h"
 #include "src/base/spawn.h"

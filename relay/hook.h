@@ -1,7 +1,8 @@
 /* `relay hook`: Claude Code's PreToolUse hook in the binary itself (no jq, no shell pipeline).
  * It reads the hook's JSON call, judges the command the model wrote by the person's own Bash
  * rules (their settings files), and answers with the command swapped for the relay's runner,
- * or with a deny. Everything here but cp_relay_hook is pure, for the fuzzer. */
+ * or with a deny. Everything here is pure, for the fuzzer; the whole hook, cp_relay_hook, is
+ * relay/relay.h's. */
 #ifndef CONCH_RELAY_HOOK_H
 #define CONCH_RELAY_HOOK_H
 #include <json-c/json.h>
@@ -50,8 +51,4 @@ enum cp_hook_verdict cp_hook_judge(const struct cp_hook_rules *r, const char *co
    command replaced by swapped. The caller frees it. */
 char *cp_hook_answer(const struct cp_hook_call *c, enum cp_hook_verdict v, const char *reason,
                      const char *swapped);
-
-/* The whole hook: standard input to standard output. 0 when an answer was printed, else 2
- * with one line on standard error (Claude Code blocks the call on 2 and shows the line). */
-int cp_relay_hook(void);
 #endif

@@ -7,9 +7,10 @@ libconch_la_SOURCES += \
 	relay/tickets.c relay/tickets.h \
 	relay/frames.c relay/frames.h \
 	relay/control.c relay/control.h \
-	relay/door.c relay/door.h relay/door-int.h relay/conn.c \
+	relay/relay.h \
+	relay/door.c relay/door-int.h relay/conn.c \
 	relay/peer.c relay/peer.h relay/turnaway.c relay/turnaway.h \
-	relay/urlfile.c relay/urlfile.h \
+	relay/urlfile.c \
 	relay/hook.c relay/hook-judge.c relay/hook.h \
 	relay/runner.c relay/runner.h \
 	src/cmd-relay.c

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "relay/frames.h"
+#include "relay/relay.h"
 #include "relay/runner.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"

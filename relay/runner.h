@@ -1,6 +1,7 @@
 /* The runner: `conch-place relay run URL`, what an assistant's shell runs in place of the
  * command it wrote. It fetches the run from the door on 127.0.0.1 in the framed form and
- * gives back the command's two streams apart and its exit status as its own. */
+ * gives back the command's two streams apart and its exit status as its own (cp_relay_runner,
+ * relay/relay.h). What the tests reach besides. */
 #ifndef CONCH_RELAY_RUNNER_H
 #define CONCH_RELAY_RUNNER_H
 
@@ -10,9 +11,5 @@
 /* http://127.0.0.1:PORT/run/TICKET (or localhost, which means 127.0.0.1 here: no lookup).
  * 0, or -1 for anything else. */
 int cp_relay_parse_url(const char *url, unsigned *port, char ticket[CP_RELAY_TICKET_HEX + 1]);
-
-/* Runs the ticket; *status_out is the command's status (or 130/143 when interrupted here and
- * the door could not say). A refusal or a broken door is an error: the caller exits 125. */
-int cp_relay_runner(const char *url, int *status_out, cp_error_t *err);
 
 #endif

@@ -8,11 +8,11 @@
 
 #include <stdint.h>
 
+#include "relay/relay.h"
 #include "relay/request.h"
 #include "src/base/error.h"
 
-#define CP_TICKET_TTL_MAX 1800 /* 30 minutes */
-#define CP_TICKETS_MAX    1024 /* minted and not yet forgotten */
+#define CP_TICKETS_MAX 1024 /* minted and not yet forgotten */
 
 /* What a good ticket buys: the caller's after cp_tickets_take. */
 struct cp_ticket {

@@ -11,9 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "relay/control.h"
+#include "relay/relay.h"
 #include "relay/tickets.h"
-#include "relay/urlfile.h"
 #include "src/base/digest.h"
 #include "src/base/util.h"
 

@@ -12,9 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mirror/git-commits.h"
-#include "mirror/held.h"
-#include "mirror/walk.h"
+#include "mirror/mirror.h"
 #include "src/command.h"
 #include "src/base/json.h"
 #include "src/base/settings.h"

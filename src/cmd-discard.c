@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "mirror/held.h"
+#include "mirror/mirror.h"
 #include "src/command.h"
 #include "src/base/util.h"
 

@@ -10,11 +10,7 @@
 #include <unistd.h>
 
 #include "places/place.h"
-#include "relay/control.h"
-#include "relay/door.h"
-#include "relay/hook.h"
-#include "relay/runner.h"
-#include "relay/urlfile.h"
+#include "relay/relay.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/settings.h"

@@ -2,7 +2,7 @@
  * keep one connection open between runs (places/ssh/keeper.c). */
 #include "config.h"
 
-#include "places/ssh/keeper.h"
+#include "places/ssh/ssh.h"
 #include "src/command.h"
 #include "src/run/run.h"
 
@@ -12,7 +12,7 @@ static int handler(const struct cp_parsed *args, cp_error_t *err)
 {
     if (args->nrest != 1)
         return cp_error_make(err, CP_ERR_USAGE, 0, "ssh-keeper takes one HOST");
-    return cp_ssh_keeper_main(args->rest[0], cp_run_request, err) < 0 ? cp_error_code(err) : 0;
+    return cp_ssh_keeper_main(args->rest[0], cp_run_resolved, err) < 0 ? cp_error_code(err) : 0;
 }
 
 const struct cp_command cp_cmd_ssh_keeper = {

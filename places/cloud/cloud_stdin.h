@@ -3,7 +3,7 @@
 #ifndef CONCH_CLOUD_STDIN_H
 #define CONCH_CLOUD_STDIN_H
 
-#include "mirror/far-place.h"
+#include "mirror/mirror.h"
 #include "places/cloud/toolbox.h"
 #include "src/base/error.h"
 

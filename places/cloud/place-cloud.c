@@ -10,8 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mirror/manifest.h"
-#include "mirror/remote-run.h"
+#include "mirror/mirror.h"
 #include "places/cloud/cloud_stdin.h"
 #include "places/cloud/daytona.h"
 #include "places/cloud/sandbox-home.h"

@@ -3,7 +3,7 @@
 #ifndef CONCH_CLOUD_TRANSPORT_DAYTONA_H
 #define CONCH_CLOUD_TRANSPORT_DAYTONA_H
 
-#include "mirror/transport.h"
+#include "mirror/mirror.h"
 #include "places/cloud/toolbox.h"
 
 /* io_dir: an absolute folder in the sandbox for the streams' files; tb is borrowed. */

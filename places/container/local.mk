@@ -8,7 +8,7 @@ libconch_la_SOURCES += \
 	places/container/stream.c places/container/stream.h \
 	places/container/box-spec.c places/container/box-spec.h \
 	places/container/box.c places/container/box.h \
-	places/container/layer.c places/container/layer.h \
+	places/container/layer-volume.c places/container/layer-volume.h \
 	places/container/caches.c places/container/caches.h \
 	places/container/protect.c places/container/protect.h \
 	places/container/egress-hint.c places/container/egress-hint.h \

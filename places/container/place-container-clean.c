@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "places/container/caches.h"
-#include "places/container/layer.h"
+#include "places/container/layer-volume.h"
 #include "places/container/leftovers.h"
 #include "places/container/place-container-int.h"
 #include "places/container/sidecar.h"

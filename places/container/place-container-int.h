@@ -7,7 +7,7 @@
 
 #include <json-c/json.h>
 
-#include "mirror/held.h"
+#include "mirror/mirror.h"
 #include "places/container/caches.h"
 #include "places/container/engine.h"
 #include "places/container/protect.h"

@@ -12,7 +12,7 @@
 #include "places/container/box-spec.h"
 #include "places/container/box.h"
 #include "places/container/images.h"
-#include "places/container/layer.h"
+#include "places/container/layer-volume.h"
 #include "places/container/place-container-int.h"
 #include "places/container/registries.h"
 #include "places/container/run-report.h"

@@ -10,7 +10,7 @@
 #include "places/container/behind.h"
 #include "places/container/box.h"
 #include "places/container/exit-event.h"
-#include "places/container/layer.h"
+#include "places/container/layer-volume.h"
 #include "places/container/place-container-int.h"
 #include "places/container/rootless.h"
 #include "places/container/run-report.h"

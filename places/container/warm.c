@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "places/container/box.h"
-#include "places/container/layer.h"
+#include "places/container/layer-volume.h"
 #include "places/container/warm-pool.h"
 #include "places/container/warm.h"
 #include "src/base/clock.h"
@@ -79,7 +79,7 @@ json_object *cp_warm_spec(const struct cp_box_spec *spec, const char *key)
     return j;
 }
 
-/* The next warm box's layer is made with it, under its own name (layer.h). */
+/* The next warm box's layer is made with it, under its own name (layer-volume.h). */
 static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, const char *name,
                       cp_error_t *err)
 {

@@ -5,7 +5,7 @@
  * the other's uid with SO_PEERCRED. The run hands over its standard streams (SCM_RIGHTS) and
  * the request; the keeper runs it through the run step (src/run/run.h) like any run, with its
  * kept session in the request (the place then checks the host key against known_hosts again
- * and runs remote-run.c over that session), and answers with the status or the error. One run at a
+ * and runs far-side.c over that session), and answers with the status or the error. One run at a
  * time: a run that finds it busy, gone or broken goes alone (never locally). It exits when idle for
  * CONCH_SSH_KEEPER_IDLE seconds (300), and at once when its connection breaks.
  */
@@ -25,11 +25,11 @@
 
 #include "places/ssh/config-text.h"
 #include "places/ssh/exec.h"
+#include "places/ssh/far-side.h"
 #include "places/ssh/keeper-request.h"
 #include "places/ssh/keeper-wire.h"
-#include "places/ssh/keeper.h"
-#include "places/ssh/remote-run.h"
 #include "places/ssh/session.h"
+#include "places/ssh/ssh.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"

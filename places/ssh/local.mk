@@ -15,9 +15,9 @@ libconch_la_SOURCES += \
 	places/ssh/pump.c places/ssh/pump.h \
 	places/ssh/exec.c places/ssh/exec.h \
 	places/ssh/mirror-transport.c places/ssh/mirror-transport.h \
-	places/ssh/remote-run.c places/ssh/remote-run.h \
+	places/ssh/far-side.c places/ssh/far-side.h \
 	places/ssh/place-ssh.c places/ssh/place-ssh.h places/ssh/place-check.c \
-	places/ssh/keeper.c places/ssh/keeper.h \
+	places/ssh/keeper.c places/ssh/ssh.h \
 	places/ssh/keeper-client.c places/ssh/keeper-client.h \
 	places/ssh/keeper-wire.c places/ssh/keeper-wire.h \
 	places/ssh/keeper-request.c places/ssh/keeper-request.h

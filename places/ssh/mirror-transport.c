@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mirror/transport.h"
+#include "mirror/mirror.h"
 #include "places/ssh/exec.h"
 #include "places/ssh/mirror-transport.h"
 #include "places/ssh/pump.h"

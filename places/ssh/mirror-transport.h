@@ -2,7 +2,7 @@
 #ifndef CONCH_SSH_MIRROR_TRANSPORT_H
 #define CONCH_SSH_MIRROR_TRANSPORT_H
 
-#include "mirror/transport.h"
+#include "mirror/mirror.h"
 #include "src/base/error.h"
 
 struct cp_ssh_session;

@@ -1,6 +1,6 @@
 /* The ssh:HOST place's ops: the work folder mirrored into a copy on the far side, the command
  * run there, what changed brought back: the shared remote run (mirror/remote-run.h) with the
- * ssh far side (remote-run.c), done here or by the host's keeper (keeper-client.c), which holds
+ * ssh far side (far-side.c), done here or by the host's keeper (keeper-client.c), which holds
  * a session open for later runs; and each literal Host listed as a place. Here, a flock on
  * $CONCH_HOME/workplaces/PLACE/CHAT.manifest.lock keeps two commands of this computer apart
  * before either connects; there, the copy's lock. A second command waits its turn at either. */
@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "places/place.h"
+#include "places/ssh/far-side.h"
 #include "places/ssh/keeper-client.h"
 #include "places/ssh/known-hosts.h"
 #include "places/ssh/place-ssh.h"
-#include "places/ssh/remote-run.h"
 #include "src/base/util.h"
 #include "src/base/report.h"
 

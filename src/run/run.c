@@ -50,7 +50,7 @@ static int check_hold(const struct cp_run_request *req, bool seals, cp_error_t *
     return CP_ERR_FAILED;
 }
 
-int cp_run_request(const struct cp_run_request *req, cp_error_t *err)
+int cp_run_resolved(const struct cp_run_request *req, cp_error_t *err)
 {
     const struct cp_place_ops *ops = cp_place_find(req->place, err);
     if (ops == NULL)
@@ -114,7 +114,7 @@ static int resolve_and_run(const struct cp_run_ask *ask, cp_error_t *err)
         .image = ask->image,
         .config = &cfg,
     };
-    return cp_run_request(&req, err);
+    return cp_run_resolved(&req, err);
 }
 
 /* The report is written however the run ended: the place's failures (125) too. */

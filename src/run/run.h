@@ -32,6 +32,6 @@ int cp_run(const struct cp_run_ask *ask, cp_error_t *err);
 /* The resolved request run at its place: prepare, run, release, with the report's stages; the
  * status or a negative code, as cp_run. For a caller that resolved the request itself (the ssh
  * keeper, from its client's request, with its session in req->kept). */
-int cp_run_request(const struct cp_run_request *req, cp_error_t *err);
+int cp_run_resolved(const struct cp_run_request *req, cp_error_t *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* Fuzz target: arbitrary bytes as a far side's answer to the lock or the probe: the copy's id
- * line, then the listing (mirror/mirror.h, cp_mirror_session_parse). A hostile far side may
+ * line, then the listing (mirror/sync.h, cp_mirror_session_parse). A hostile far side may
  * send anything; the parse must refuse or keep only a well-formed id (32 hex digits) and
  * canonical names, never crash or read past the bytes. Bytes that begin "conch-bytes " are a
  * held lock's framed listing (cp_far_lock_after), read from a far proc in small pieces: the
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mirror/mirror.h"
 #include "mirror/remote-lock.h"
+#include "mirror/sync.h"
 #include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

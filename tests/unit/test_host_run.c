@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "mirror/report.h"
+#include "mirror/event-lines.h"
 #include "mirror/rules.h"
 #include "src/base/git-hooks.h"
 #include "src/base/util.h"

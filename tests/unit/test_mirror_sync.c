@@ -23,7 +23,7 @@
 #include "mirror/landing.h"
 #include "mirror/listing.h"
 #include "mirror/manifest.h"
-#include "mirror/mirror.h"
+#include "mirror/sync.h"
 #include "mirror/transport.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"

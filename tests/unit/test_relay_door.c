@@ -23,6 +23,7 @@
 
 #include "relay/control.h"
 #include "relay/peer.h"
+#include "relay/relay.h"
 #include "relay/runner.h"
 #include "relay/tickets.h"
 #include "src/base/unix-msg.h"

@@ -3,12 +3,12 @@
  * made by the engine as a `local` volume and mounted at the folder's own path. The box reads
  * this computer's files as they are and sees its own writes at once; the writes stay in the
  * layer until the gate (mirror/held.c) lands them. */
-#ifndef CONCH_CONTAINER_LAYER_H
-#define CONCH_CONTAINER_LAYER_H
+#ifndef CONCH_CONTAINER_LAYER_VOLUME_H
+#define CONCH_CONTAINER_LAYER_VOLUME_H
 
 #include <stdbool.h>
 
-#include "mirror/held.h"
+#include "mirror/mirror.h"
 #include "places/container/engine.h"
 
 /* The volume of the layer made for the box named id. The caller frees it. */

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "mirror/report.h"
+#include "mirror/event-lines.h"
 #include "mirror/rules.h"
 #include "src/base/log.h"
 #include "src/base/util.h"

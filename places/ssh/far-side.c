@@ -4,7 +4,7 @@
  * relative and no '~' is ever expanded):
  *   .conch-place/copies/CHAT/NAME   the copy (NAME: the work folder's own name, so tools that
  *                                   read their folder's name see the same one); its
- *                                   .conch-mirror-id names it (mirror/mirror.h)
+ *                                   .conch-mirror-id names it (mirror/sync.h)
  *   .conch-place/locks/CHAT         the copy's lock: "hold PID" of the shell holding it
  *   .conch-place/locks/CHAT.pgid    the process group of the command running in the copy
  * The lock (mirror/far/lock.sh) is held by a far shell that lives exactly as long as our
@@ -19,12 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mirror/manifest.h"
-#include "mirror/remote-run.h"
+#include "mirror/mirror.h"
 #include "places/ssh/config-text.h"
 #include "places/ssh/exec.h"
+#include "places/ssh/far-side.h"
 #include "places/ssh/mirror-transport.h"
-#include "places/ssh/remote-run.h"
 #include "places/ssh/session.h"
 #include "src/base/digest.h"
 #include "src/base/log.h"

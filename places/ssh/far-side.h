@@ -1,9 +1,9 @@
-/* The ssh:HOST place's side of the shared remote run (remote-run.c): its far place ops
+/* The ssh:HOST place's side of the shared remote run (far-side.c): its far place ops
  * (mirror/far-place.h), connect and exec (which ends the far command's group itself on a stop),
  * and the far layout they share. Used by the place (a run alone) and by the keeper (a run over
  * its kept session); it calls neither. */
-#ifndef CONCH_SSH_REMOTE_RUN_H
-#define CONCH_SSH_REMOTE_RUN_H
+#ifndef CONCH_SSH_FAR_SIDE_H
+#define CONCH_SSH_FAR_SIDE_H
 
 #include "places/place.h"
 #include "places/ssh/config-host.h"

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "places/container/layer.h"
+#include "places/container/layer-volume.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"

@@ -1,7 +1,7 @@
 /* What a sync says to the person: one line for each refusal, conflict or file left behind,
  * and the counts at the end. */
-#ifndef CONCH_MIRROR_REPORT_H
-#define CONCH_MIRROR_REPORT_H
+#ifndef CONCH_MIRROR_EVENT_LINES_H
+#define CONCH_MIRROR_EVENT_LINES_H
 
 #include <stdbool.h>
 #include <stddef.h>
