@@ -17,9 +17,9 @@ libconch_la_SOURCES += \
 	src/base/sign-ins-store.c src/base/sign-ins-store.h \
 	src/base/http.c src/base/http.h \
 	src/base/http-unix.c src/base/http-unix.h \
-	src/base/lazy-load.c src/base/lazy-load.h \
-	src/base/lazy-curl.c \
-	src/base/lazy-archive.c \
+	src/base/lazy-load/lazy-load.c src/base/lazy-load/lazy-load.h \
+	src/base/lazy-load/lazy-curl.c \
+	src/base/lazy-load/lazy-archive.c \
 	src/base/signals.c src/base/signals.h \
 	src/base/digest.c src/base/digest.h \
 	src/base/keyless.c src/base/keyless.h \
