@@ -23,7 +23,7 @@ libconch_la_SOURCES += \
 	src/base/signals.c src/base/signals.h \
 	src/base/digest.c src/base/digest.h \
 	src/base/keyless.c src/base/keyless.h \
-	src/base/git-hooks.c src/base/git-hooks.h \
+	src/base/git-hooks/git-hooks.c src/base/git-hooks/git-hooks.h \
 	src/base/progress.c src/base/progress.h \
 	src/base/strvec.c src/base/strvec.h \
 	src/base/clock.c src/base/clock.h \

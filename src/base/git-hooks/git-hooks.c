@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "src/base/git-hooks.h"
+#include "src/base/git-hooks/git-hooks.h"
 #include "src/base/paths.h"
 #include "src/base/strvec.h"
 #include "src/base/util.h"
