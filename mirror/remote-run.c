@@ -11,7 +11,7 @@
 #include "mirror/remote-lock.h"
 #include "mirror/remote-run.h"
 #include "src/base/git-hooks/git-hooks.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/protected.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"

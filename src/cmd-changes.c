@@ -17,7 +17,7 @@
 #include "mirror/walk.h"
 #include "src/command.h"
 #include "src/base/json.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/spawn.h"
 #include "src/base/util.h"
 

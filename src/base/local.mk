@@ -12,7 +12,7 @@ libconch_la_SOURCES += \
 	src/base/json.c src/base/json.h \
 	src/base/paths.c src/base/paths.h \
 	src/base/hostname.c src/base/hostname.h \
-	src/base/settings.c src/base/settings.h \
+	src/base/settings/settings.c src/base/settings/settings.h \
 	src/base/secrets.c src/base/secrets.h \
 	src/base/sign-ins-store.c src/base/sign-ins-store.h \
 	src/base/http.c src/base/http.h \

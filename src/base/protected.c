@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "src/base/protected.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 
 #define NAME_MAX_BYTES 255

@@ -8,7 +8,7 @@
 #include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/report.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 #include "src/run/run.h"

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/hostname.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
