@@ -13,6 +13,8 @@ libconch_la_SOURCES += \
 	src/base/paths.c src/base/paths.h \
 	src/base/hostname.c src/base/hostname.h \
 	src/base/settings/settings.c src/base/settings/settings.h \
+	src/base/settings/settings-int.h src/base/settings/settings-check.c \
+	src/base/settings/settings-egress.c \
 	src/base/secrets.c src/base/secrets.h \
 	src/base/sign-ins-store.c src/base/sign-ins-store.h \
 	src/base/http.c src/base/http.h \
