@@ -35,7 +35,8 @@ libconch_la_SOURCES += \
 	src/base/unix-msg.c src/base/unix-msg.h \
 	src/base/spawn.c src/base/spawn.h \
 	src/base/report.c src/base/report.h \
-	src/base/protected.c src/base/protected.h
+	src/base/protected.c src/base/protected.h \
+	src/base/places-list.c src/base/places-list.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_digest

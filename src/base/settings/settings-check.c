@@ -11,6 +11,7 @@
 #include "src/base/hostname.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
+#include "src/base/places-list.h"
 #include "src/base/settings/settings-int.h"
 #include "src/base/util.h"
 
@@ -39,12 +40,10 @@ static bool ssh_name_ok(const char *name)
 
 static int check_place(const char *v, cp_error_t *err)
 {
-    if (strcmp(v, "container") == 0 || strcmp(v, "cloud") == 0)
+    const struct cp_place_name *p = cp_place_name_find(v);
+    if (p != NULL && (!p->is_prefix || ssh_name_ok(v + strlen(p->name))))
         return 0;
-    if (strncmp(v, "ssh:", 4) == 0 && ssh_name_ok(v + 4))
-        return 0;
-    return cp_error_make(err, CP_ERR_USAGE, 0,
-                         "place '%s' is not one of container, ssh:HOST or cloud", v);
+    return cp_error_make(err, CP_ERR_USAGE, 0, "place '%s' is not one of " CP_PLACE_WORDS, v);
 }
 
 static int check_image(const char *v, cp_error_t *err)
@@ -63,9 +62,9 @@ int cp_config_check_value(const char *key, const char *v, cp_error_t *err)
     if (strcmp(key, "image") == 0)
         return check_image(v, err);
     if (strcmp(key, "engine") == 0) {
-        if (strcmp(v, "docker") == 0 || strcmp(v, "podman") == 0 || strcmp(v, "auto") == 0)
+        if (cp_engine_name_known(v))
             return 0;
-        return cp_error_make(err, CP_ERR_USAGE, 0, "engine '%s' is not docker, podman or auto", v);
+        return cp_error_make(err, CP_ERR_USAGE, 0, "engine '%s' is not " CP_ENGINE_WORDS, v);
     }
     if (strcmp(key, "cloud.api_url") == 0) {
         if (strncmp(v, "https://", 8) == 0 && v[8] != '\0' && v[8] != '/' &&
