@@ -34,7 +34,7 @@ libconch_la_SOURCES += \
 	src/base/shell.c src/base/shell.h \
 	src/base/unix-msg.c src/base/unix-msg.h \
 	src/base/spawn.c src/base/spawn.h \
-	src/base/report.c src/base/report.h \
+	src/base/report-collector.c src/base/report.h \
 	src/base/protected.c src/base/protected.h \
 	src/base/places-list.c src/base/places-list.h
 
