@@ -1,7 +1,9 @@
 # src/base/: the ground every part stands on (errors, buffers, logs, JSON, settings and secrets, the
-# run report and the protected places, paths, HTTP over unix sockets and HTTPS, signals, digests
-# and the name hash, string vectors, clocks, shell quoting, unix-socket messages, child
-# processes), one of each. It includes nothing from src/, places/, egress/ or mirror/.
+# run report and the protected places, the one list of places and engines, paths, HTTP over unix
+# sockets and HTTPS, signals, digests and the name hash, string vectors, clocks, shell quoting,
+# unix-socket messages, child processes), one of each. It includes nothing from src/, places/,
+# egress/ or mirror/. A module of several files has a subfolder, its header the one named after
+# it: settings/, git-hooks/ (what the folder's host-run settings name), lazy-load/.
 libconch_la_SOURCES += \
 	src/base/error.c src/base/error.h \
 	src/base/util.c src/base/util.h \
