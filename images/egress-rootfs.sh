@@ -14,7 +14,7 @@ mkdir -p "$root/etc" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/run
 cp "$bin" "$root/conch-place"
 chmod 0755 "$root/conch-place"
 # "libfoo.so.1 => /lib/x86_64-linux-gnu/libfoo.so.1 (0x...)" and the loader's own line.
-# libcurl is not among them: conch-place loads it on first use (src/base/lazy-load.h), and the
+# libcurl is not among them: conch-place loads it on first use (src/base/lazy-load/lazy-load.h), and the
 # sidecar does when it reads an upstream proxy's address; it comes with what it needs.
 curl=$(PATH="$PATH:/usr/sbin:/sbin" ldconfig -p | awk '$1 == "libcurl.so.4" && $NF ~ /^\// { print $NF; exit }')
 [ -n "$curl" ] || { echo "egress-rootfs: libcurl.so.4 is not installed (apt-get install libcurl4)" >&2; exit 1; }

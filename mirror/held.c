@@ -16,7 +16,7 @@
 
 #include "mirror/held.h"
 #include "src/base/digest.h"
-#include "src/base/git-hooks.h"
+#include "src/base/git-hooks/git-hooks.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"

@@ -13,7 +13,7 @@
 
 #include "mirror/layer.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 struct cp_held_run {
     char *id;         /* the folder's name under layers/ (the box's name) */

@@ -10,7 +10,7 @@
 
 #include "mirror/far-place.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 struct cp_remote_args {
     const char *place;         /* as the person named it ("ssh:box", "cloud"): the lock here */

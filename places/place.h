@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* A connection a long-lived process already holds for the place (the ssh keeper's session:
  * the place that made it knows its type), and where a stop comes from: readable, its byte

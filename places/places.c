@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "places/place.h"
+#include "src/base/places-list.h"
 
 extern const struct cp_place_ops cp_place_container, cp_place_ssh, cp_place_cloud;
 
@@ -18,8 +19,7 @@ const struct cp_place_ops *cp_place_find(const char *place, cp_error_t *err)
                          : strcmp(place, p->name) == 0)
             return p;
     }
-    cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a place (container, ssh:HOST or cloud)",
-                  place);
-    cp_error_hint(err, "Use --place container.");
+    cp_error_make(err, CP_ERR_USAGE, 0, "'%s' is not a place (" CP_PLACE_WORDS ")", place);
+    cp_error_hint(err, "Use --place " CP_PLACE_DEFAULT ".");
     return NULL;
 }

@@ -15,7 +15,7 @@
 #include "mirror/mirror.h"
 #include "src/command.h"
 #include "src/base/json.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/spawn.h"
 #include "src/base/util.h"
 

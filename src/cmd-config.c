@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "src/command.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 static int config_get(const struct cp_config *cfg, const char *key, int nrest, cp_error_t *err)
 {

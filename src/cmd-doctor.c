@@ -5,7 +5,7 @@
 
 #include "places/place.h"
 #include "src/command.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 extern const struct cp_command cp_cmd_doctor;
 

@@ -12,7 +12,7 @@
 #include "places/container/container.h"
 #include "src/command.h"
 #include "src/base/log.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 
 extern const struct cp_command cp_cmd_image;

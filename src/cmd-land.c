@@ -5,7 +5,7 @@
 
 #include "mirror/mirror.h"
 #include "src/command.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 
 extern const struct cp_command cp_cmd_land;

@@ -6,7 +6,7 @@
 #include "places/place.h"
 #include "src/command.h"
 #include "src/base/json.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 extern const struct cp_command cp_cmd_places;
 

@@ -13,7 +13,7 @@
 #include "relay/relay.h"
 #include "src/base/buf.h"
 #include "src/base/log.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 #include "src/command.h"
 #include "src/run/run.h"

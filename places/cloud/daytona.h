@@ -11,7 +11,7 @@
 
 #include "src/base/error.h"
 #include "src/base/http.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 #define CP_DAYTONA_API "https://app.daytona.io/api"
 

@@ -14,7 +14,7 @@
 #include "places/container/container.h"
 #include "places/container/settings-sources.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* Fails on a settings file that exists but cannot be read, rather than guess
  * that a registry was not moved. */

@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* ---- the engine (engine.c, engine-discover.c) ---- */
 

@@ -9,7 +9,7 @@
 
 #include "places/container/engine.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* Where every box finds the bundle, whatever its distribution; the variables name it. */
 #define CP_BOX_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"

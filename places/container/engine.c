@@ -94,7 +94,7 @@ void cp_cleanup_enginep(struct cp_engine **e)
 }
 
 /* As curl_easy_escape: every byte but RFC 3986's unreserved ones as %XX. Here, so that a
- * container run does not load libcurl for it (src/base/lazy-load.h). */
+ * container run does not load libcurl for it (src/base/lazy-load/lazy-load.h). */
 char *cp_engine_escape(const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";

@@ -7,7 +7,7 @@
 #include "places/container/container.h"
 #include "places/container/engine.h"
 #include "src/base/progress.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* 1 present (its id in *id_out when not NULL), 0 absent, or a negative error. */
 int cp_image_present(struct cp_engine *e, const char *image, char **id_out, cp_error_t *err);

@@ -15,7 +15,7 @@
 #include "places/container/warm-pool.h"
 #include "places/place.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* A call under way when a signal comes may finish within this, so that a box being made is
  * known by its id and removed; the clean-up then has CLEANUP_MS, all well inside 5 s. */

@@ -3,7 +3,7 @@
 #define CONCH_PROTECT_H
 
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 struct cp_protected {
     char **dirs;     /* absolute paths of folders to cover with a tmpfs */

@@ -6,7 +6,7 @@
 
 #include "places/container/container.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 enum cp_registry_family {
     CP_REG_NPM,  /* npm, Yarn, pnpm and Bun: left off when ~/.npmrc or ~/.bunfig.toml moved it */

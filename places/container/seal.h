@@ -9,7 +9,7 @@
 #include "places/container/engine.h"
 #include "places/container/sidecar.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* What a sealed run needs from the list, the sidecar and the trust, for the container place
  * to hold. */

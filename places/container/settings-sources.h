@@ -6,7 +6,7 @@
 #define CONCH_SETTINGS_SOURCES_H
 
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 struct cp_sign_ins;
 

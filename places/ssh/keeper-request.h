@@ -9,7 +9,7 @@
 #include "places/place.h"
 #include "src/base/buf.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/strvec.h"
 
 #define CP_SSH_REQUEST_MAGIC "conch-keeper 2"

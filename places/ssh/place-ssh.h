@@ -7,7 +7,7 @@
 
 #include "places/ssh/config-host.h"
 #include "src/base/error.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 /* doctor --place ssh:HOST: one line per check, a failure with one action. */
 int cp_ssh_check(const char *place, const struct cp_config *cfg, cp_error_t *err);

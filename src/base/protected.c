@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "src/base/protected.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 
 #define NAME_MAX_BYTES 255
@@ -52,7 +52,7 @@ const char *const cp_protected_default[] = {
  * whatever folder it runs in or in a parent of it; "/name" only at the work folder's top, where
  * the tool reads it only at a repository's top; "a/ ** /b" (no spaces) b anywhere under a. What
  * the folder's own settings name (git's includes, core.hooksPath and core.fsmonitor, yarnPath)
- * is added per run (src/base/git-hooks.h). */
+ * is added per run (src/base/git-hooks/git-hooks.h). */
 const char *const cp_host_run_default[] = {
     /* Assistants: hooks, commands and agents run at the next turn; MCP servers are started. */
     ".claude/",

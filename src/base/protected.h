@@ -32,7 +32,7 @@ bool cp_protected_is_n(const char *const *patterns, const char *rel, size_t len)
 bool cp_protected_within(const char *const *patterns, const char *rel);
 
 struct cp_config;
-/* The list in force: the one list, then config.json's "protected" names (settings.c checked
+/* The list in force: the one list, then config.json's "protected" names (settings-check.c checked
  * them). A person's entries add places; none can take one of the list away, so a typo'd or
  * hostile config never uncovers a key. *owned_out is freed with cp_strv_free (NULL when the
  * config adds nothing). */

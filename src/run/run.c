@@ -7,21 +7,18 @@
 #include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
+#include "src/base/places-list.h"
 #include "src/base/report.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/signals.h"
 #include "src/base/util.h"
 #include "src/run/run.h"
 
-#define DEFAULT_PLACE "container"
-
 static int check_engine(const char *engine, cp_error_t *err)
 {
-    if (engine == NULL || strcmp(engine, "docker") == 0 || strcmp(engine, "podman") == 0 ||
-        strcmp(engine, "auto") == 0)
+    if (engine == NULL || cp_engine_name_known(engine))
         return 0;
-    return cp_error_make(err, CP_ERR_USAGE, 0, "--engine '%s' is not docker, podman or auto",
-                         engine);
+    return cp_error_make(err, CP_ERR_USAGE, 0, "--engine '%s' is not " CP_ENGINE_WORDS, engine);
 }
 
 /* ADR 0106: only the container keeps the seal. Said under -v, and always when --unsealed
@@ -95,7 +92,7 @@ static int resolve_and_run(const struct cp_run_ask *ask, cp_error_t *err)
         return cp_error_code(err);
     const char *place = ask->place;
     if (place == NULL)
-        place = cp_config_get(&cfg, "place") ? cp_config_get(&cfg, "place") : DEFAULT_PLACE;
+        place = cp_config_get(&cfg, "place") ? cp_config_get(&cfg, "place") : CP_PLACE_DEFAULT;
     cp_run_report_set("place", place);
     cleanup_free char *workdir = NULL;
     if (cp_place_find(place, err) == NULL || cp_workdir_resolve(ask->workdir, &workdir, err) < 0)

@@ -2,7 +2,7 @@
  * .git/config, .yarnrc.yml), each reader on the same bytes, and every address they yield
  * through the URL checks; the sign-in readers (npmrc, bunfig, .yarnrc.yml through libyaml,
  * netrc) and the address splitter on their records; and git's core.hooksPath reader
- * (src/base/git-hooks.c), which the gate trusts. */
+ * (src/base/git-hooks/git-config-text.c), which the gate trusts. */
 #include "config.h"
 
 #include <stdint.h>
@@ -11,7 +11,7 @@
 
 #include "places/container/hostconf.h"
 #include "places/container/sign-in-read.h"
-#include "src/base/git-hooks.h"
+#include "src/base/git-hooks/git-hooks.h"
 #include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

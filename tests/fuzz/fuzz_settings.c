@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "src/base/json.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

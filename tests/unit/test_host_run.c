@@ -18,7 +18,7 @@
 
 #include "mirror/event-lines.h"
 #include "mirror/rules.h"
-#include "src/base/git-hooks.h"
+#include "src/base/git-hooks/git-hooks.h"
 #include "src/base/util.h"
 #include "src/base/protected.h"
 #include "tests/unit/put-file.h"

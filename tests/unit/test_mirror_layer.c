@@ -24,7 +24,7 @@
 
 #include "mirror/layer.h"
 #include "mirror/staging.h"
-#include "src/base/git-hooks.h"
+#include "src/base/git-hooks/git-hooks.h"
 #include "src/base/util.h"
 #include "tests/unit/wait.h"
 #include "tests/unit/put-file.h"

@@ -25,7 +25,7 @@
 #include "mirror/far.h"
 #include "mirror/remote-run.h"
 #include "mirror/transport.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 #include "tests/mirror/scratch.h"
 

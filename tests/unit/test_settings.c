@@ -17,7 +17,7 @@
 #include "src/base/json.h"
 #include "src/base/paths.h"
 #include "src/base/protected.h"
-#include "src/base/settings.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 
 static char scratch[] = "/tmp/conch-test-settings-XXXXXX";

@@ -28,8 +28,8 @@ char *cp_yarnrc_yarn_path(const char *text, size_t len);
  * core.hooksPath ("." for the folder itself: the hooks' names there) and every word that could
  * be a program or its script of a command git runs (core.fsmonitor, sshCommand, pager, editor,
  * askPass, diff.external, diff.*.textconv and command, merge.*.driver, filter.*.clean, smudge
- * and process, credential.helper, gpg.*program, sequence.editor, a '!' alias, ...: git-hooks.c's
- * git_keys), from the repository's top; as git reads them for
+ * and process, credential.helper, gpg.*program, sequence.editor, a '!' alias, ...:
+ * git-config-text.c's git_keys), from the repository's top; as git reads them for
  * the repository at or above workdir (its .git a folder, a linked worktree's or submodule's
  * file naming its git folder) and for every submodule under its git folder's modules/, after
  * the system and person's files. And the yarnPath (.yarnrc.yml) or yarn-path (.yarnrc) of the

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "src/base/lazy-load.h"
+#include "src/base/lazy-load/lazy-load.h"
 
 /* Not the error carried up: a stub has none to return, and a library missing from this
  * computer's install is no state a run can go on from (exit 125: conch-place itself failed). */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "src/base/lazy-load.h"
+#include "src/base/lazy-load/lazy-load.h"
 
 CP_LAZY_VOID(CP_LAZY_ARCHIVE, archive_entry_copy_pathname,
              (struct archive_entry * a, const char *b), (a, b))

@@ -30,7 +30,8 @@ void *cp_lazy_sym(void **cache, const char *soname, const char *package, const c
         ((void(*) params)cp_lazy_sym(&real, LIB, #name)) args;                                     \
     }
 
-/* The libraries, as src/base/lazy-*.c name them and images/egress-rootfs.sh copies them. */
+/* The libraries, as lazy-curl.c and lazy-archive.c name them and images/egress-rootfs.sh copies
+ * them. */
 #define CP_LAZY_CURL    "libcurl.so.4", "libcurl4"
 #define CP_LAZY_ARCHIVE "libarchive.so.13", "libarchive13"
 

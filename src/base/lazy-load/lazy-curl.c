@@ -8,7 +8,7 @@
 
 #include <stdarg.h>
 
-#include "src/base/lazy-load.h"
+#include "src/base/lazy-load/lazy-load.h"
 
 CP_LAZY(CP_LAZY_CURL, CURL *, curl_easy_init, (void), ())
 CP_LAZY_VOID(CP_LAZY_CURL, curl_easy_cleanup, (CURL * c), (c))
