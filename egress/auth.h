@@ -17,18 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "egress/egress.h"
 #include "src/base/error.h"
 
-#define CP_EGRESS_SECRET_ENV  "CONCH_EGRESS_SECRET"
-#define CP_EGRESS_SECRET_MIN  32
-#define CP_EGRESS_BOX_MAX     64
-#define CP_EGRESS_TOKEN_CHARS 64
+#define CP_EGRESS_SECRET_MIN 32
+#define CP_EGRESS_BOX_MAX    64
 
 bool cp_egress_box_id_valid(const char *box);
-
-/* The token for a box under a secret: 64 hex digits and a NUL into out. */
-int cp_egress_box_token(const char *secret, const char *box, char out[CP_EGRESS_TOKEN_CHARS + 1],
-                        cp_error_t *err);
 
 /* Checks a Proxy-Authorization value. box_out always receives the box id the header claims
  * (or "" when it names none), so a refusal can still be told to the right box. With secret

@@ -8,21 +8,8 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
+#include "egress/egress.h"
 #include "src/base/error.h"
-
-/* The environment variable a proxy run by hand takes its CA from: the PEM below, cert then key
- * (the sidecar conch-place starts refuses it: keys.h). */
-#define CP_EGRESS_CA_ENV "CONCH_EGRESS_CA"
-
-/* A CA of conch-place's own: the certificate (PEM) followed by its private key (PEM), in one
- * string. EC P-256, CN "conch-place egress CA <random hex>", 10 years, basicConstraints
- * critical CA:TRUE pathlen:0, keyUsage critical keyCertSign,cRLSign. *pem_out is the
- * caller's; free it with cp_free_secret (it holds the key). */
-int cp_egress_ca_generate(char **pem_out, cp_error_t *err);
-/* The certificate part only, PEM; fails if pem holds no cert+key pair that match. */
-int cp_egress_ca_cert_pem(const char *pem, char **cert_out, cp_error_t *err);
-/* SHA-256 of the certificate's DER, 64 lower-case hex digits and a NUL. */
-int cp_egress_ca_fingerprint(const char *pem, char hex_out[65], cp_error_t *err);
 
 /* The certificate and key of pem, checked to match; both the caller's. */
 int cp_egress_ca_load(const char *pem, X509 **cert_out, EVP_PKEY **key_out, cp_error_t *err);

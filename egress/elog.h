@@ -35,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "egress/egress.h"
 #include "egress/verdict.h"
 #include "src/base/error.h"
 
@@ -70,10 +71,6 @@ struct cp_egress_log_refusal {
 const char *cp_egress_verdict_name(enum cp_egress_reason reason);
 
 /* Writes one line and flushes it, so a reader sees every decision made so far. */
-/* The decision object on one log line that may carry a prefix (a timestamp, or the engine's
- * frame header, some bytes of which can be '{'), or NULL; the caller's. */
-json_object *cp_egress_log_object(const char *line, size_t len);
-
 int cp_egress_log_write(FILE *f, const struct cp_egress_decision *d, cp_error_t *err);
 
 /* The distinct hosts refused for box, in the order first refused, from log text (e.g. the

@@ -20,29 +20,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "egress/egress.h"
 #include "egress/sign-ins.h"
 #include "src/base/error.h"
 
 #define CP_EGRESS_KEYS_WAIT_MS 60000
-#define CP_EGRESS_KEYS_ANSWER  "keys"
-
-struct cp_egress_keys {
-    char *secret;      /* at least CP_EGRESS_SECRET_MIN bytes */
-    char *ca_pem;      /* the certificate, then its key */
-    char *https_proxy; /* NULL: none */
-    char *no_proxy;    /* NULL: none */
-};
-
-/* Wipes and frees every value. */
-void cp_egress_keys_dispose(struct cp_egress_keys *k);
-
 /* 1 with *out and id_out filled when line (no newline) is a keys message, 0 when it is not one
  * (no "keys" member: a sign-ins message), or an error that names the field, never a value. */
 int cp_egress_keys_parse(const char *line, size_t len, struct cp_egress_keys *out,
                          char id_out[CP_EGRESS_SIGN_INS_ID_MAX + 1], cp_error_t *err);
-
-/* The message for k and id (hex), one line ending in '\n'; the caller's (cp_free_secret). */
-char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id);
 
 /* The proxy's side. Expect installs the sign-in feed's hook for keys messages for the process's
  * life, before the door opens; wait then reads the channel fd (sign-ins that come meanwhile

@@ -8,10 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "egress/egress.h"
 #include "src/base/error.h"
-
-/* Extra roots as PEM text, taken from the environment (copied and unset) at start. */
-#define CP_EGRESS_TRUST_ENV "CONCH_EGRESS_TRUST"
 
 struct cp_egress_tls;
 

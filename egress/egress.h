@@ -1,0 +1,127 @@
+/* The egress sidecar's contract with the container place, which starts it and reads it back:
+ * the names of the environment it takes, the boxes' proxy credential, its certificate
+ * authority, the decision log's records and the refusal reasons in them, and the keys message
+ * it is given. This is the container place's only way into egress/; what lies behind it (the
+ * allow-list, the proxy's loop, the terminated tunnels, the sign-in channel) is the sidecar's
+ * own and may change without the place knowing. */
+#ifndef CONCH_EGRESS_H
+#define CONCH_EGRESS_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "src/base/error.h"
+
+/* ---- the environment ---- */
+
+/* The secret a proxy run by hand derives boxes' credentials from (auth.h). */
+#define CP_EGRESS_SECRET_ENV  "CONCH_EGRESS_SECRET"
+
+/* The environment variable a proxy run by hand takes its CA from: the PEM below, cert then key
+ * (the sidecar conch-place starts refuses it: keys.h). */
+#define CP_EGRESS_CA_ENV "CONCH_EGRESS_CA"
+
+/* Extra roots as PEM text, taken from the environment (copied and unset) at start. */
+#define CP_EGRESS_TRUST_ENV "CONCH_EGRESS_TRUST"
+
+/* ---- a box's proxy credential (the scheme: auth.h) ---- */
+
+#define CP_EGRESS_TOKEN_CHARS 64
+
+/* The token for a box under a secret: 64 hex digits and a NUL into out. */
+int cp_egress_box_token(const char *secret, const char *box, char out[CP_EGRESS_TOKEN_CHARS + 1],
+                        cp_error_t *err);
+
+/* ---- the certificate authority (ca.h) ---- */
+
+/* A CA of conch-place's own: the certificate (PEM) followed by its private key (PEM), in one
+ * string. EC P-256, CN "conch-place egress CA <random hex>", 10 years, basicConstraints
+ * critical CA:TRUE pathlen:0, keyUsage critical keyCertSign,cRLSign. *pem_out is the
+ * caller's; free it with cp_free_secret (it holds the key). */
+int cp_egress_ca_generate(char **pem_out, cp_error_t *err);
+/* The certificate part only, PEM; fails if pem holds no cert+key pair that match. */
+int cp_egress_ca_cert_pem(const char *pem, char **cert_out, cp_error_t *err);
+/* SHA-256 of the certificate's DER, 64 lower-case hex digits and a NUL. */
+int cp_egress_ca_fingerprint(const char *pem, char hex_out[65], cp_error_t *err);
+
+/* ---- the decision log (elog.h) and its refusal reasons (verdict.h) ---- */
+
+enum cp_egress_reason {
+    CP_EGRESS_ALLOWED = 0,
+    CP_EGRESS_MALFORMED,       /* not HTTP/1.x as the RFC writes it */
+    CP_EGRESS_HEAD_TOO_BIG,    /* past the head size or header count */
+    CP_EGRESS_NOT_CONNECT,     /* any method but CONNECT: plain HTTP is never proxied */
+    CP_EGRESS_ABSOLUTE_FORM,   /* "GET http://host/": plain HTTP through a proxy */
+    CP_EGRESS_IP_LITERAL,      /* the list names hosts, so an address is never listed */
+    CP_EGRESS_PORT,            /* anything but exactly "443" */
+    CP_EGRESS_BAD_HOST,        /* not a letter-digit-hyphen name */
+    CP_EGRESS_BODY,            /* Content-Length or Transfer-Encoding on a CONNECT */
+    CP_EGRESS_EARLY_DATA,      /* bytes after the head before the 200, in any packet */
+    CP_EGRESS_NOT_LISTED,      /* a good name that is not on the allow-list */
+    CP_EGRESS_SPECIAL_ADDRESS, /* a listed name resolving into a network we do not reach */
+    CP_EGRESS_AUTH,            /* no or wrong per-box credential */
+    CP_EGRESS_DNS,             /* the name did not resolve */
+    CP_EGRESS_UNREACHABLE,     /* no address accepted the connection */
+    CP_EGRESS_HEAD_TIMEOUT,    /* the head did not arrive in time */
+    CP_EGRESS_DIAL_TIMEOUT,    /* resolving and connecting took too long */
+    CP_EGRESS_BUSY,            /* the connection limit is reached */
+    CP_EGRESS_NOT_TLS,         /* the tunnel's first bytes are not a TLS ClientHello */
+    CP_EGRESS_NO_SNI,          /* a ClientHello that names no server */
+    CP_EGRESS_SNI_MISMATCH,    /* a ClientHello naming another server than the CONNECT host */
+    CP_EGRESS_ECH,             /* an encrypted ClientHello, whose real server name is hidden */
+    CP_EGRESS_HELLO_TOO_BIG,   /* no whole ClientHello within the bound */
+    CP_EGRESS_HELLO_TIMEOUT,   /* no whole ClientHello in time */
+    CP_EGRESS_UPSTREAM,        /* the upstream proxy did not open the tunnel */
+    /* Inside a terminated tunnel (terminate.h): one decision a request. */
+    CP_EGRESS_METHOD,            /* a method or path a read-only host does not take (methods.h) */
+    CP_EGRESS_REQUEST,           /* a request head that could be read two ways (smuggling shapes) */
+    CP_EGRESS_HIDDEN_REQUEST,    /* a body a host could take for a request of its own (CL.0) */
+    CP_EGRESS_HOST_HEADER,       /* a Host header naming another host than the CONNECT */
+    CP_EGRESS_UPSTREAM_CERT,     /* the real host's certificate did not verify */
+    CP_EGRESS_UPSTREAM_TLS,      /* the TLS handshake with the real host failed otherwise */
+    CP_EGRESS_UPSTREAM_HTTP,     /* the real host's answer could not be framed */
+    CP_EGRESS_CLIENT_TLS,        /* the box's handshake with the sidecar failed (its CA?) */
+    CP_EGRESS_SIGN_IN_REFUSED,   /* the host answered 401 or 403 to a request we signed in */
+    CP_EGRESS_SIGN_IN_UNCHECKED, /* a compressed answer from a host with sign-ins (scrub.h) */
+    CP_EGRESS_PLACEHOLDER,       /* a named sign-in's placeholder where it is not replaced */
+    /* The sign-in channel (sign-ins-feed.h): no host, no box; never answered to anyone. */
+    CP_EGRESS_SIGN_INS,       /* a sign-in message refused whole; the table before it stays */
+    CP_EGRESS_SIGN_INS_TAKEN, /* a sign-in message took the place of the table */
+    CP_EGRESS_REASON_COUNT,
+};
+
+struct cp_egress_reason_info {
+    int status;
+    const char *status_text;
+    const char *proxy_status_error; /* an RFC 9209 error type */
+    const char *slug;               /* the log's "reason" field */
+    const char *sentence;           /* for the body and Proxy-Status details */
+};
+
+const struct cp_egress_reason_info *cp_egress_reason_info(enum cp_egress_reason reason);
+/* Finds a reason by its log slug; -1 when unknown. */
+int cp_egress_reason_from_slug(const char *slug);
+
+/* The decision object on one log line that may carry a prefix (a timestamp, or the engine's
+ * frame header, some bytes of which can be '{'), or NULL; the caller's. */
+json_object *cp_egress_log_object(const char *line, size_t len);
+
+/* ---- the keys message (keys.h) ---- */
+
+#define CP_EGRESS_KEYS_ANSWER  "keys"
+
+struct cp_egress_keys {
+    char *secret;      /* at least CP_EGRESS_SECRET_MIN bytes */
+    char *ca_pem;      /* the certificate, then its key */
+    char *https_proxy; /* NULL: none */
+    char *no_proxy;    /* NULL: none */
+};
+
+/* Wipes and frees every value. */
+void cp_egress_keys_dispose(struct cp_egress_keys *k);
+
+/* The message for k and id (hex), one line ending in '\n'; the caller's (cp_free_secret). */
+char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id);
+
+#endif
