@@ -15,17 +15,17 @@
 
 /* ---- the environment ---- */
 
-/* The secret a proxy run by hand derives boxes' credentials from (auth.h). */
-#define CP_EGRESS_SECRET_ENV  "CONCH_EGRESS_SECRET"
+/* The secret a proxy run by hand derives boxes' credentials from (box-credential.h). */
+#define CP_EGRESS_SECRET_ENV "CONCH_EGRESS_SECRET"
 
 /* The environment variable a proxy run by hand takes its CA from: the PEM below, cert then key
- * (the sidecar conch-place starts refuses it: keys.h). */
+ * (the sidecar conch-place starts refuses it: keys-message.h). */
 #define CP_EGRESS_CA_ENV "CONCH_EGRESS_CA"
 
 /* Extra roots as PEM text, taken from the environment (copied and unset) at start. */
 #define CP_EGRESS_TRUST_ENV "CONCH_EGRESS_TRUST"
 
-/* ---- a box's proxy credential (the scheme: auth.h) ---- */
+/* ---- a box's proxy credential (the scheme: box-credential.h) ---- */
 
 #define CP_EGRESS_TOKEN_CHARS 64
 
@@ -107,9 +107,9 @@ int cp_egress_reason_from_slug(const char *slug);
  * frame header, some bytes of which can be '{'), or NULL; the caller's. */
 json_object *cp_egress_log_object(const char *line, size_t len);
 
-/* ---- the keys message (keys.h) ---- */
+/* ---- the keys message (keys-message.h) ---- */
 
-#define CP_EGRESS_KEYS_ANSWER  "keys"
+#define CP_EGRESS_KEYS_ANSWER "keys"
 
 struct cp_egress_keys {
     char *secret;      /* at least CP_EGRESS_SECRET_MIN bytes */

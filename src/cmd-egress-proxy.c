@@ -1,9 +1,9 @@
 /* `egress-proxy`: the sidecar's CONNECT proxy, also usable on its own. Builds the allow-list
  * from the options and extra roots from CONCH_EGRESS_TRUST (certificates only), and runs the
  * loop. The sidecar conch-place starts (--keys-stdin) takes its keys, the per-box secret (see
- * egress/auth.h for the credential), the CA that signs the certificates of read and
+ * egress/box-credential.h for the credential), the CA that signs the certificates of read and
  * write hosts and the upstream proxy (it may hold a password), as the first message on the
- * sign-in channel (egress/keys.h) and serves nothing before: the engine keeps a box's
+ * sign-in channel (egress/keys-message.h) and serves nothing before: the engine keeps a box's
  * environment and argv in its config, which `inspect` shows and the engine writes to disk. A
  * person running it by hand may give them in CONCH_EGRESS_SECRET, CONCH_EGRESS_CA, HTTPS_PROXY
  * and NO_PROXY instead (copied, wiped and unset at start: argv is readable by every process on
@@ -20,13 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "egress/auth.h"
-#include "egress/ca.h"
-#include "egress/keys.h"
-#include "egress/policy.h"
-#include "egress/proxy.h"
-#include "egress/sign-ins-door.h"
-#include "egress/sign-ins.h"
+#include "egress/policy/policy.h"
+#include "egress/terminate/terminate.h"
+#include "egress/sign-ins/sign-ins.h"
+#include "egress/proxy/proxy.h"
 #include "src/command.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
@@ -360,8 +357,8 @@ static int refuse_env_keys(cp_error_t *err)
     return 0;
 }
 
-/* --keys-stdin: the keys from the channel (keys.h), the door open first so that they may come
- * through it; then the secret and the upstream taken from them, the CA left for build_tls. */
+/* --keys-stdin: the keys from the channel (keys-message.h), the door open first so that they may
+ * come through it; then the secret and the upstream taken from them, the CA left for build_tls. */
 static int wait_keys(const struct cp_parsed *args, struct cp_egress_proxy_config *cfg,
                      char **secret_out, char **ca_out, struct cp_egress_upstream *up,
                      cp_error_t *err)
