@@ -1,12 +1,14 @@
 /* The egress sidecar's contract with the container place, which starts it and reads it back:
  * the names of the environment it takes, the boxes' proxy credential, its certificate
- * authority, the decision log's records and the refusal reasons in them, and the keys message
- * it is given. This is the container place's only way into egress/; what lies behind it (the
+ * authority, the decision log's records and the refusal reasons in them, and the two messages
+ * it is given on its sign-in channel (the keys, and the sign-ins, whose encoder and decoder are
+ * both here). This is the container place's only way into egress/; what lies behind it (the
  * allow-list, the proxy's loop, the terminated tunnels, the sign-in channel) is the sidecar's
  * own and may change without the place knowing. */
 #ifndef CONCH_EGRESS_H
 #define CONCH_EGRESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -123,5 +125,70 @@ void cp_egress_keys_dispose(struct cp_egress_keys *k);
 
 /* The message for k and id (hex), one line ending in '\n'; the caller's (cp_free_secret). */
 char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id);
+
+/* ---- the sign-ins message ---- */
+
+/* Sign-ins the sidecar adds to a box's reading requests: the person's credentials for private
+ * registries and git remotes, which the box must never hold. conch-place writes them to the
+ * sidecar's standard input (sign-ins/sign-ins-feed.h) as one JSON document a line:
+ *
+ *   {"sign_ins":[{"host":"npm.corp.example","prefix":"/npm/",
+ *                 "authorization":"Bearer abc","source":"~/.npmrc"}]}
+ *
+ * host is a lower-case name compared exactly with the tunnel's CONNECT host; prefix begins
+ * with '/' and is compared with the request's path as the method table reads it
+ * (cp_egress_methods_path: query cut, unreserved escapes decoded, tricks refused); a prefix
+ * ending in '/' takes every path under it, another one that path and those under it as a
+ * folder ("/a" takes "/a" and "/a/b", not "/ab"). authorization is the whole Authorization
+ * value ("Bearer TOKEN" or "Basic BASE64"); source names where it came from (a file, or "git
+ * credential (helper)") and is never secret. Each message replaces the whole table.
+ *
+ * A sign-in the person named (`sign-ins add HOST`) has three more keys: "header" (the header's
+ * name, e.g. "X-Api-Key"), "placeholder" (the per-run value the box holds in its
+ * CONCH_SIGNIN_<NAME>: letters, digits, '-' and '_') and "write" (a boolean: every method carries
+ * it, not only fetching ones). Its authorization is then the header's whole value, of any
+ * scheme. The named header of a request to that host and prefix is replaced by ours (added when
+ * absent); the placeholder anywhere else in a request, to any host, refuses the request
+ * (cp_egress_sign_ins_misplaced, cp_egress_sign_ins_find_placeholder).
+ *
+ * The authorization value is a secret: it appears in no error message or log line, and every
+ * copy the encoder, the decoder or json-c makes of it is wiped. */
+#define CP_EGRESS_SIGN_INS_MESSAGE_MAX    (1024 * 1024) /* one line, without its newline */
+#define CP_EGRESS_SIGN_INS_MAX            256           /* entries in one message */
+#define CP_EGRESS_SIGN_IN_HOST_MAX        253
+#define CP_EGRESS_SIGN_IN_PREFIX_MAX      1024
+#define CP_EGRESS_SIGN_IN_AUTH_MAX        8192
+#define CP_EGRESS_SIGN_IN_SOURCE_MAX      512
+#define CP_EGRESS_SIGN_IN_HEADER_MAX      64
+#define CP_EGRESS_SIGN_IN_PLACEHOLDER_MIN 16
+#define CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX 128
+
+struct cp_egress_sign_in {
+    char *host, *prefix, *authorization, *source;
+    char *header;      /* a named sign-in's header; NULL: Authorization (a registry's) */
+    char *placeholder; /* a named sign-in's per-run placeholder, or NULL */
+    bool write;        /* a named sign-in every method carries */
+};
+
+#define CP_EGRESS_SIGN_INS_ID_MAX 64
+
+/* The message for v[0..n), one line ending in '\n'; id (hex, or NULL for none) comes back in
+ * the sidecar's answer. The caller's: it holds the secrets, so free it with cp_free_secret. */
+char *cp_egress_sign_ins_message(const struct cp_egress_sign_in *v, size_t n, const char *id);
+
+/* A message read back: its entries (each value the message's own) and its id, "" when none. */
+struct cp_egress_sign_ins_message {
+    struct cp_egress_sign_in *v;
+    size_t n;
+    char id[CP_EGRESS_SIGN_INS_ID_MAX + 1];
+};
+
+/* Reads and validates one message (data[0..len), no newline). Any bad field refuses the whole
+ * message; the error names the entry and the field, never a value. *out is the caller's
+ * (cp_egress_sign_ins_message_dispose), and empty on failure. */
+int cp_egress_sign_ins_decode(const char *data, size_t len, struct cp_egress_sign_ins_message *out,
+                              cp_error_t *err);
+/* Wipes every authorization and frees every value. */
+void cp_egress_sign_ins_message_dispose(struct cp_egress_sign_ins_message *m);
 
 #endif

@@ -1,25 +1,7 @@
-/* Sign-ins the sidecar adds to a box's reading requests: the person's credentials for private
- * registries and git remotes, which the box must never hold. conch-place writes them to the
- * sidecar's standard input (sign-ins-feed.h) as one JSON document a line:
- *
- *   {"sign_ins":[{"host":"npm.corp.example","prefix":"/npm/",
- *                 "authorization":"Bearer abc","source":"~/.npmrc"}]}
- *
- * host is a lower-case name compared exactly with the tunnel's CONNECT host; prefix begins
- * with '/' and is compared with the request's path as the method table reads it
- * (cp_egress_methods_path: query cut, unreserved escapes decoded, tricks refused); a prefix
- * ending in '/' takes every path under it, another one that path and those under it as a
- * folder ("/a" takes "/a" and "/a/b", not "/ab"). authorization is the whole Authorization
- * value ("Bearer TOKEN" or "Basic BASE64"); source names where it came from (a file, or "git
- * credential (helper)") and is never secret. Each message replaces the whole table.
- *
- * A sign-in the person named (`sign-ins add HOST`) has three more keys: "header" (the header's
- * name, e.g. "X-Api-Key"), "placeholder" (the per-run value the box holds in its
- * CONCH_SIGNIN_<NAME>: letters, digits, '-' and '_') and "write" (a boolean: every method carries
- * it, not only fetching ones). Its authorization is then the header's whole value, of any
- * scheme. The named header of a request to that host and prefix is replaced by ours (added when
- * absent); the placeholder anywhere else in a request, to any host, refuses the request
- * (cp_egress_sign_ins_misplaced, cp_egress_sign_ins_find_placeholder).
+/* The sign-in table the sidecar signs a box's reading requests from: made from one sign-ins
+ * message (egress.h, whose comment tells what each key means), which replaces the whole table;
+ * shared by reference with the requests that use it; matched against a request's host and
+ * path; and the head a request goes out with.
  *
  * The authorization value is a secret: it is wiped where this file can reach it (the table's
  * copies, the parser's buffers) and appears in no error message or log line. */
@@ -30,37 +12,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "egress/egress.h"
 #include "src/base/error.h"
-
-#define CP_EGRESS_SIGN_INS_MESSAGE_MAX    (1024 * 1024) /* one line, without its newline */
-#define CP_EGRESS_SIGN_INS_MAX            256           /* entries in one message */
-#define CP_EGRESS_SIGN_IN_HOST_MAX        253
-#define CP_EGRESS_SIGN_IN_PREFIX_MAX      1024
-#define CP_EGRESS_SIGN_IN_AUTH_MAX        8192
-#define CP_EGRESS_SIGN_IN_SOURCE_MAX      512
-#define CP_EGRESS_SIGN_IN_HEADER_MAX      64
-#define CP_EGRESS_SIGN_IN_PLACEHOLDER_MIN 16
-#define CP_EGRESS_SIGN_IN_PLACEHOLDER_MAX 128
-
-struct cp_egress_sign_in {
-    char *host, *prefix, *authorization, *source;
-    char *header;      /* a named sign-in's header; NULL: Authorization (a registry's) */
-    char *placeholder; /* a named sign-in's per-run placeholder, or NULL */
-    bool write;        /* a named sign-in every method carries */
-};
 
 /* A table: immutable once parsed, shared by reference (see the holder below). */
 struct cp_egress_sign_ins;
 
-/* Parses and validates one message (data[0..len), no newline). Any bad field refuses the whole
- * message; the error names the entry and the field, never a value. *out is the caller's
- * reference (cp_egress_sign_ins_unref). */
+/* The table of one message (data[0..len), no newline; cp_egress_sign_ins_decode). *out is the
+ * caller's reference (cp_egress_sign_ins_unref). */
 int cp_egress_sign_ins_parse(const char *data, size_t len, struct cp_egress_sign_ins **out,
                              cp_error_t *err);
 
 size_t cp_egress_sign_ins_count(const struct cp_egress_sign_ins *t);
 /* The message's "id" (hex), or "" when it had none. */
-#define CP_EGRESS_SIGN_INS_ID_MAX 64
 const char *cp_egress_sign_ins_id(const struct cp_egress_sign_ins *t);
 struct cp_egress_sign_ins *cp_egress_sign_ins_ref(struct cp_egress_sign_ins *t);
 /* Drops a reference; the last one wipes every value and frees the table. NULL is fine. */
