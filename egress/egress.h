@@ -2,9 +2,10 @@
  * the names of the environment it takes, the boxes' proxy credential, its certificate
  * authority, the decision log's records and the refusal reasons in them, and the two messages
  * it is given on its sign-in channel (the keys, and the sign-ins, whose encoder and decoder are
- * both here). This is the container place's only way into egress/; what lies behind it (the
- * allow-list, the proxy's loop, the terminated tunnels, the sign-in channel) is the sidecar's
- * own and may change without the place knowing. */
+ * both here); and, for `conch-place egress-proxy`, the sidecar's process. This is the container
+ * place's only way into egress/; what lies behind it (the allow-list, the proxy's loop, the
+ * terminated tunnels, the sign-in channel) is the sidecar's own and may change without the
+ * place knowing. */
 #ifndef CONCH_EGRESS_H
 #define CONCH_EGRESS_H
 
@@ -14,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "src/base/error.h"
+#include "src/base/strvec.h"
 
 /* ---- the environment ---- */
 
@@ -190,5 +192,22 @@ int cp_egress_sign_ins_decode(const char *data, size_t len, struct cp_egress_sig
                               cp_error_t *err);
 /* Wipes every authorization and frees every value. */
 void cp_egress_sign_ins_message_dispose(struct cp_egress_sign_ins_message *m);
+
+/* ---- the sidecar's process ---- */
+
+/* `conch-place egress-proxy`'s options, as the person or the container place gave them: strings
+ * as typed (NULL when absent; the numbers are checked here), repeated options in their order,
+ * flags. The command owns the strings. */
+struct cp_egress_sidecar_options {
+    const char *listen, *log, *dns_server, *ca_cert_out;
+    const char *max_connections, *head_timeout, *idle_timeout, *exit_idle, *keys_wait;
+    struct cp_strvec allow, allow_write, allow_pass, allow_file, allow_cidr, resolve, trust;
+    bool allow_all, sign_ins_stdin, send_sign_ins, keys_stdin;
+};
+
+/* Sets the process up (limits, keys, TLS, the log, signals) and serves until SIGINT or SIGTERM,
+ * or the exit-idle time; with send_sign_ins, hands standard input's message to this network
+ * namespace's sidecar instead. 0, or a negative code with err set. */
+int cp_egress_sidecar_run(const struct cp_egress_sidecar_options *o, cp_error_t *err);
 
 #endif
