@@ -1,6 +1,6 @@
 # egress/: the egress proxy (`conch-place egress-proxy`), its tests, fuzzers and bench.
 libconch_la_SOURCES += \
-	egress/egress.h egress/sign-ins-message.c egress/sidecar-main.c
+	egress/egress.h egress/sign-ins-codec.c egress/sidecar-main.c
 # policy/: what may pass and how a refusal is said: the allow-list, addresses, the box's
 # credential, the strict parsers of what a box sends, the method table, reasons and the log.
 libconch_la_SOURCES += \

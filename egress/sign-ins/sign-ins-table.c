@@ -1,5 +1,5 @@
 /* The sign-in table (sign-ins-table.h): made from one message (the decoder,
- * egress/sign-ins-message.c), shared by reference, matched against requests, and the signed
+ * egress/sign-ins-codec.c), shared by reference, matched against requests, and the signed
  * head. */
 #include "config.h"
 

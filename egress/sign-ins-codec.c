@@ -23,6 +23,8 @@
 
 #define JSON_DEPTH 8 /* the message needs 3 */
 
+#define cleanup_message __attribute__((cleanup(cp_egress_sign_ins_message_dispose)))
+
 /* The message's keys (egress.h shows the shape). */
 #define KEY_ID            "id"
 #define KEY_SIGN_INS      "sign_ins"
@@ -250,8 +252,7 @@ static bool same_place(const struct cp_egress_sign_in *a, const struct cp_egress
     return strcmp(a->host, b->host) == 0 && strcmp(a->prefix, b->prefix) == 0;
 }
 
-static int entries_take(json_object *list, struct cp_egress_sign_ins_message *t,
-                        cp_error_t *err)
+static int entries_take(json_object *list, struct cp_egress_sign_ins_message *t, cp_error_t *err)
 {
     size_t n = json_object_array_length(list);
     if (n > CP_EGRESS_SIGN_INS_MAX)
@@ -319,8 +320,7 @@ int cp_egress_sign_ins_decode(const char *data, size_t len, struct cp_egress_sig
         !json_object_is_type(list, json_type_array))
         return cp_error_make(err, CP_ERR_FAILED, 0,
                              "the message must be {\"sign_ins\":[...]} with an optional \"id\"");
-    __attribute__((cleanup(cp_egress_sign_ins_message_dispose))) struct cp_egress_sign_ins_message
-        m = {0};
+    cleanup_message struct cp_egress_sign_ins_message m = {0};
     if (id_take(doc, &m, err) < 0 || entries_take(list, &m, err) < 0)
         return cp_error_code(err);
     *out = m;
