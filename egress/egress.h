@@ -19,17 +19,17 @@
 
 /* ---- the environment ---- */
 
-/* The secret a proxy run by hand derives boxes' credentials from (box-credential.h). */
+/* The secret a proxy run by hand derives boxes' credentials from (policy/box-credential.h). */
 #define CP_EGRESS_SECRET_ENV "CONCH_EGRESS_SECRET"
 
 /* The environment variable a proxy run by hand takes its CA from: the PEM below, cert then key
- * (the sidecar conch-place starts refuses it: keys-message.h). */
+ * (the sidecar conch-place starts refuses it: sign-ins/keys-message.h). */
 #define CP_EGRESS_CA_ENV "CONCH_EGRESS_CA"
 
 /* Extra roots as PEM text, taken from the environment (copied and unset) at start. */
 #define CP_EGRESS_TRUST_ENV "CONCH_EGRESS_TRUST"
 
-/* ---- a box's proxy credential (the scheme: box-credential.h) ---- */
+/* ---- a box's proxy credential (the scheme: policy/box-credential.h) ---- */
 
 #define CP_EGRESS_TOKEN_CHARS 64
 
@@ -37,7 +37,7 @@
 int cp_egress_box_token(const char *secret, const char *box, char out[CP_EGRESS_TOKEN_CHARS + 1],
                         cp_error_t *err);
 
-/* ---- the certificate authority (ca.h) ---- */
+/* ---- the certificate authority (terminate/ca.c) ---- */
 
 /* A CA of conch-place's own: the certificate (PEM) followed by its private key (PEM), in one
  * string. EC P-256, CN "conch-place egress CA <random hex>", 10 years, basicConstraints
@@ -49,7 +49,7 @@ int cp_egress_ca_cert_pem(const char *pem, char **cert_out, cp_error_t *err);
 /* SHA-256 of the certificate's DER, 64 lower-case hex digits and a NUL. */
 int cp_egress_ca_fingerprint(const char *pem, char hex_out[65], cp_error_t *err);
 
-/* ---- the decision log (elog.h) and its refusal reasons (verdict.h) ---- */
+/* ---- the decision log (policy/elog.h) and its refusal reasons (policy/verdict.c) ---- */
 
 enum cp_egress_reason {
     CP_EGRESS_ALLOWED = 0,
@@ -111,7 +111,7 @@ int cp_egress_reason_from_slug(const char *slug);
  * frame header, some bytes of which can be '{'), or NULL; the caller's. */
 json_object *cp_egress_log_object(const char *line, size_t len);
 
-/* ---- the keys message (keys-message.h) ---- */
+/* ---- the keys message (sign-ins/keys-message.h) ---- */
 
 #define CP_EGRESS_KEYS_ANSWER "keys"
 
@@ -128,7 +128,7 @@ void cp_egress_keys_dispose(struct cp_egress_keys *k);
 /* The message for k and id (hex), one line ending in '\n'; the caller's (cp_free_secret). */
 char *cp_egress_keys_message(const struct cp_egress_keys *k, const char *id);
 
-/* ---- the sign-ins message ---- */
+/* ---- the sign-ins message (sign-ins-codec.c) ---- */
 
 /* Sign-ins the sidecar adds to a box's reading requests: the person's credentials for private
  * registries and git remotes, which the box must never hold. conch-place writes them to the
@@ -193,7 +193,7 @@ int cp_egress_sign_ins_decode(const char *data, size_t len, struct cp_egress_sig
 /* Wipes every authorization and frees every value. */
 void cp_egress_sign_ins_message_dispose(struct cp_egress_sign_ins_message *m);
 
-/* ---- the sidecar's process ---- */
+/* ---- the sidecar's process (sidecar-main.c) ---- */
 
 /* `conch-place egress-proxy`'s options, as the person or the container place gave them: strings
  * as typed (NULL when absent; the numbers are checked here), repeated options in their order,
