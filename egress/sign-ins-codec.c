@@ -11,7 +11,6 @@
 
 #include <stdbool.h>
 #include <string.h>
-#include <strings.h>
 
 #include <json-c/json.h>
 #include <json-c/printbuf.h>

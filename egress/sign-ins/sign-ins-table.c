@@ -8,13 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <json-c/json.h>
-#include <json-c/printbuf.h>
-
 #include "egress/policy/policy.h"
 #include "egress/sign-ins/sign-ins-table.h"
 #include "egress/sign-ins/scrub.h"
-#include "src/base/json.h"
 #include "src/base/util.h"
 
 struct cp_egress_sign_ins {
