@@ -1,34 +1,46 @@
 # egress/: the egress proxy (`conch-place egress-proxy`), its tests, fuzzers and bench.
 libconch_la_SOURCES += \
-	egress/addr.c egress/addr.h \
-	egress/answer.c egress/answer.h \
-	egress/auth.c egress/auth.h \
-	egress/ca.c egress/ca.h \
-	egress/keys.c egress/keys.h \
-	egress/elog.c egress/elog.h \
-	egress/hello.c egress/hello.h \
-	egress/http1.c egress/http1.h \
-	egress/listen.c \
-	egress/methods.c egress/methods.h \
-	egress/mint.c egress/mint.h \
-	egress/policy.c egress/policy.h \
-	egress/proxy.c egress/proxy.h egress/proxy-int.h \
-	egress/proxy-accept.c egress/proxy-conn.c egress/proxy-dial.c \
-	egress/proxy-flow.c egress/proxy-head.c egress/proxy-hello.c \
-	egress/proxy-refuse.c egress/proxy-relay.c \
-	egress/request.c egress/request.h \
-	egress/resolver.c egress/resolver.h \
-	egress/sign-ins.c egress/sign-ins.h \
-	egress/sign-ins-feed.c egress/sign-ins-feed.h \
-	egress/sign-ins-door.c egress/sign-ins-door.h \
-	egress/terminate.c egress/terminate.h egress/terminate-int.h \
-	egress/terminate-io.c egress/terminate-log.c egress/terminate-queue.c \
-	egress/terminate-request.c egress/terminate-response.c \
-	egress/terminate-scrub.c egress/scrub.c egress/scrub.h \
-	egress/tls.c egress/tls.h \
-	egress/upstream.c egress/upstream.h \
-	egress/verdict.c egress/verdict.h \
-	egress/watch.c egress/watch.h
+	egress/egress.h egress/sign-ins-codec.c egress/sidecar-main.c
+# policy/: what may pass and how a refusal is said: the allow-list, addresses, the box's
+# credential, the strict parsers of what a box sends, the method table, reasons and the log.
+libconch_la_SOURCES += \
+	egress/policy/policy.c egress/policy/policy.h \
+	egress/policy/addr.c egress/policy/addr.h \
+	egress/policy/box-credential.c egress/policy/box-credential.h \
+	egress/policy/connect-request.c egress/policy/connect-request.h \
+	egress/policy/elog.c egress/policy/elog.h \
+	egress/policy/http1.c egress/policy/http1.h \
+	egress/policy/methods.c egress/policy/methods.h \
+	egress/policy/verdict.c egress/policy/verdict.h
+# proxy/: the event loop, from the CONNECT to a blind tunnel's bytes, its lookups and upstream.
+libconch_la_SOURCES += \
+	egress/proxy/proxy.c egress/proxy/proxy.h egress/proxy/proxy-int.h \
+	egress/proxy/proxy-accept.c egress/proxy/proxy-conn.c egress/proxy/proxy-dial.c \
+	egress/proxy/proxy-flow.c egress/proxy/proxy-head.c egress/proxy/proxy-hello.c \
+	egress/proxy/proxy-refuse.c egress/proxy/proxy-relay.c \
+	egress/proxy/listen.c \
+	egress/proxy/hello.c egress/proxy/hello.h \
+	egress/proxy/watch.c egress/proxy/watch.h \
+	egress/proxy/resolver.c egress/proxy/resolver.h \
+	egress/proxy/upstream.c egress/proxy/upstream.h
+# terminate/: tunnels whose TLS the sidecar ends, the certificates it mints and its CA.
+libconch_la_SOURCES += \
+	egress/terminate/terminate.c egress/terminate/terminate.h egress/terminate/terminate-int.h \
+	egress/terminate/terminate-io.c egress/terminate/terminate-log.c \
+	egress/terminate/terminate-queue.c egress/terminate/terminate-request.c \
+	egress/terminate/terminate-response.c egress/terminate/terminate-scrub.c \
+	egress/terminate/answer.c egress/terminate/answer.h \
+	egress/terminate/ca.c egress/terminate/ca.h \
+	egress/terminate/mint.c egress/terminate/mint.h \
+	egress/terminate/tls.c egress/terminate/tls.h
+# sign-ins/: the sign-in channel, its table and keys messages, and the answers' scrubber.
+libconch_la_SOURCES += \
+	egress/sign-ins/sign-ins.h \
+	egress/sign-ins/sign-ins-table.c egress/sign-ins/sign-ins-table.h \
+	egress/sign-ins/sign-ins-feed.c egress/sign-ins/sign-ins-feed.h \
+	egress/sign-ins/sign-ins-door.c egress/sign-ins/sign-ins-door.h \
+	egress/sign-ins/keys-message.c egress/sign-ins/keys-message.h \
+	egress/sign-ins/scrub.c egress/sign-ins/scrub.h
 
 # The loopback integration test: the real binary, a TLS and an echo upstream on 127.x.y.z:443.
 TESTS += tests/egress/proxy.test

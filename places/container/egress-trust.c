@@ -12,7 +12,7 @@
 
 #include "places/container/box.h"
 #include "places/container/egress-trust.h"
-#include "egress/ca.h"
+#include "egress/egress.h"
 #include "src/base/buf.h"
 #include "src/base/json.h"
 #include "src/base/log.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "places/container/run-report.h"
-#include "egress/elog.h"
+#include "egress/egress.h"
 #include "src/base/http.h"
 #include "src/base/json.h"
 #include "src/base/log.h"

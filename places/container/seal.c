@@ -12,7 +12,7 @@
 #include "places/container/seal.h"
 #include "places/container/sign-in-send.h"
 #include "places/container/sign-ins.h"
-#include "egress/ca.h"
+#include "egress/egress.h"
 #include "src/base/paths.h"
 #include "src/base/secrets.h"
 #include "src/base/util.h"

@@ -20,7 +20,7 @@
 #include "places/container/sidecar-names.h"
 #include "places/container/sidecar.h"
 #include "places/container/sign-in-send.h"
-#include "egress/keys.h"
+#include "egress/egress.h"
 #include "src/base/digest.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "places/container/sidecar.h"
-#include "egress/auth.h"
+#include "egress/egress.h"
 #include "src/base/util.h"
 
 int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out, cp_error_t *err)

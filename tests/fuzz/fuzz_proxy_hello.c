@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "egress/hello.h"
+#include "egress/proxy/hello.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

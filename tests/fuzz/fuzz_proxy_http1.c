@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "egress/http1.h"
-#include "egress/methods.h"
+#include "egress/policy/http1.h"
+#include "egress/policy/methods.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "egress/request.h"
+#include "egress/policy/connect-request.h"
 #include "src/base/hostname.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

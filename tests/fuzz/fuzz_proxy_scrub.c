@@ -1,4 +1,4 @@
-/* Fuzz target: the scrubber (egress/scrub.h), which reads every answer of a host that has
+/* Fuzz target: the scrubber (egress/sign-ins/scrub.h), which reads every answer of a host that has
  * a sign-in. The input is an Authorization value up to its first newline, then the answer,
  * streamed in pieces whose sizes come from the answer's own bytes. Its promises: the answer
  * keeps its length, and no form of the sign-in (one without the mask's byte, which a mask could
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "egress/scrub.h"
+#include "egress/sign-ins/scrub.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the sign-in channel's messages (sign-ins.h, sign-ins-feed.h). The first byte
+/* Fuzz target: the sign-in channel's messages (sign-ins-table.h, sign-ins-feed.h). The first byte
  * picks the reader: the parser alone, whose promises are checked on what it takes (a match is
  * for the host asked, its prefix begins with '/', a signed head has exactly one Authorization
  * line and still ends the head), or the channel's framing fed the rest in pieces. */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "egress/sign-ins-feed.h"
-#include "egress/sign-ins.h"
+#include "egress/sign-ins/sign-ins-feed.h"
+#include "egress/sign-ins/sign-ins-table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

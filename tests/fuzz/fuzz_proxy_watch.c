@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "egress/hello.h"
-#include "egress/watch.h"
+#include "egress/proxy/hello.h"
+#include "egress/proxy/watch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "egress/addr.h"
-#include "egress/policy.h"
+#include "egress/policy/addr.h"
+#include "egress/policy/policy.h"
 
 static enum cp_addr_kind kind_of(const char *text)
 {

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "egress/auth.h"
-#include "egress/elog.h"
+#include "egress/policy/box-credential.h"
+#include "egress/policy/elog.h"
 #include "src/base/digest.h"
 #include "src/base/util.h"
 

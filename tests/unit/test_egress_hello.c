@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "egress/hello.h"
+#include "egress/proxy/hello.h"
 
 #define HOST "echo.test"
 

@@ -14,11 +14,11 @@
 #include <cmocka.h>
 #include <openssl/x509v3.h>
 
-#include "egress/ca.h"
-#include "egress/http1.h"
-#include "egress/methods.h"
-#include "egress/mint.h"
-#include "egress/policy.h"
+#include "egress/terminate/ca.h"
+#include "egress/policy/http1.h"
+#include "egress/policy/methods.h"
+#include "egress/terminate/mint.h"
+#include "egress/policy/policy.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 

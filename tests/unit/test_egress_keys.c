@@ -1,6 +1,6 @@
-/* Unit tests for the sidecar's keys message (egress/keys.h): the message conch-place
- * writes parses back whole; a sign-ins message is not one; each bad shape is refused without a
- * value in the error; through the sign-in channel's feed the first keys are taken and
+/* Unit tests for the sidecar's keys message (egress/sign-ins/keys-message.h): the message
+ * conch-place writes parses back whole; a sign-ins message is not one; each bad shape is refused
+ * without a value in the error; through the sign-in channel's feed the first keys are taken and
  * answered, the same keys answered again and others refused; the wait hands over the keys that
  * came on its channel and says why when none came. */
 #include "config.h"
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "egress/keys.h"
-#include "egress/sign-ins-feed.h"
+#include "egress/sign-ins/keys-message.h"
+#include "egress/sign-ins/sign-ins-feed.h"
 #include "src/base/util.h"
 
 #define SECRET "0123456789abcdef0123456789abcdef-SECRET"
@@ -105,7 +105,7 @@ static size_t drain(int fd, char *buf, size_t cap)
     return n > 0 ? (size_t)n : 0;
 }
 
-/* One process, one slot (keys.c): the feed's hook and the wait are tested together. */
+/* One process, one slot (keys-message.c): the feed's hook and the wait are tested together. */
 static void test_egress_keys__channel__first_taken_same_answered_others_refused(void **state)
 {
     (void)state;

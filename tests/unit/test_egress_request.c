@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "egress/request.h"
+#include "egress/policy/connect-request.h"
 
 static enum cp_egress_reason parse(const char *text, struct cp_egress_request *req)
 {

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "egress/resolver.h"
+#include "egress/proxy/resolver.h"
 #include "tests/unit/wait.h"
 
 #define SEARCH_DOMAIN "search.test"

@@ -1,4 +1,4 @@
-/* Unit tests for the scrubber (egress/scrub.h): each form an echo writes a sign-in in is
+/* Unit tests for the scrubber (egress/sign-ins/scrub.h): each form an echo writes a sign-in in is
  * masked, wherever the stream is cut; the answer keeps its length; a short form alone and
  * ordinary words are left; what is held back is only what could still begin a form. */
 #include "config.h"
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "egress/scrub.h"
+#include "egress/sign-ins/scrub.h"
 #include "src/base/buf.h"
 #include "src/base/digest.h"
 #include "src/base/util.h"

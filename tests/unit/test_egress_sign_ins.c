@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "egress/sign-ins-door.h"
-#include "egress/sign-ins-feed.h"
-#include "egress/sign-ins.h"
+#include "egress/sign-ins/sign-ins-door.h"
+#include "egress/sign-ins/sign-ins-feed.h"
+#include "egress/sign-ins/sign-ins-table.h"
 #include "src/base/util.h"
 
 #define TOKEN "Bearer SECRET-t0ken"

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "places/container/egress-trust.h"
-#include "egress/ca.h"
+#include "egress/terminate/ca.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "egress/upstream.h"
+#include "egress/proxy/upstream.h"
 
 static void test_egress_upstream__url_with_credential__basic_auth(void **state)
 {

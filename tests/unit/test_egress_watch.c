@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "egress/hello.h"
-#include "egress/watch.h"
+#include "egress/proxy/hello.h"
+#include "egress/proxy/watch.h"
 
 #define HOST "echo.test"
 

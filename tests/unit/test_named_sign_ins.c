@@ -23,7 +23,7 @@
 
 #include "places/container/allowlist.h"
 #include "places/container/sign-ins.h"
-#include "egress/sign-ins.h"
+#include "egress/sign-ins/sign-ins-table.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
 #include "src/base/sign-ins-store.h"
