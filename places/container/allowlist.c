@@ -17,7 +17,6 @@
 #include "places/container/settings-sources.h"
 #include "places/container/sign-ins.h"
 #include "places/container/sign-in-read.h"
-#include "egress/egress.h"
 #include "src/base/digest.h"
 #include "src/base/buf.h"
 #include "src/base/json.h"

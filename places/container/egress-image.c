@@ -15,7 +15,6 @@
 #include "places/container/egress-image.h"
 #include "places/container/images.h"
 #include "places/container/rootfs.h"
-#include "egress/egress.h"
 #include "src/base/digest.h"
 #include "src/base/json.h"
 #include "src/base/log.h"

@@ -1,4 +1,4 @@
-/* A folder's sidecar given its keys (egress/keys.h): its CA with the key, the secret its
+/* A folder's sidecar given its keys (egress/egress.h): its CA with the key, the secret its
  * boxes' credentials come from, and the upstream proxy with its password. They go the sign-ins'
  * way (sign-in-send.h), which the engine keeps nowhere, and never into the sidecar's
  * environment, argv, labels or a volume, which it keeps in the box's config: `inspect` shows

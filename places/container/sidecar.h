@@ -87,7 +87,7 @@ int cp_sidecar_lock(const char *name, cp_error_t *err);
 int cp_sidecar_use_lock(const char *name, int how);
 
 /* HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their lower-case forms for box (a valid box id, see
- * egress/auth.h), as "K=V"; the caller's (cp_strv_free). */
+ * egress/egress.h), as "K=V"; the caller's (cp_strv_free). */
 int cp_sidecar_box_env(const struct cp_sidecar *s, const char *box, char ***out, cp_error_t *err);
 
 /* After a sealed command failed: when the sidecar refused hosts for box, says which, the

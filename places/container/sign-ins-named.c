@@ -1,7 +1,7 @@
 /* The sign-ins the person named for this folder (`sign-ins add`, src/base/sign-ins-store.h),
  * read afresh for a run, each given a placeholder of its own for this run: 128 random bits from
  * OpenSSL's generator, which the box holds in CONCH_SIGNIN_<NAME> and the sidecar replaces in
- * the named header for that host and prefix alone (egress/sign-ins.h). The secret goes
+ * the named header for that host and prefix alone (egress/egress.h). The secret goes
  * only into the sidecar's message; the placeholder is worthless anywhere else. */
 #include "config.h"
 

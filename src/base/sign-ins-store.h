@@ -17,7 +17,7 @@
 #include "src/base/error.h"
 
 #define CP_SIGN_IN_ENV_MAX    64   /* NAME of CONCH_SIGNIN_NAME */
-#define CP_SIGN_IN_HEADER_MAX 64   /* the sidecar's own bound (egress/sign-ins.h) */
+#define CP_SIGN_IN_HEADER_MAX 64   /* the sidecar's own bound (egress/egress.h) */
 #define CP_SIGN_IN_PATH_MAX   1024 /* likewise */
 
 struct cp_named_sign_in {
