@@ -9,7 +9,7 @@ libconch_la_SOURCES += \
 	mirror/listing.c mirror/listing.h \
 	mirror/manifest.c mirror/manifest.h \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
-	mirror/layer.c mirror/layer.h \
+	mirror/layer.c mirror/layer.h mirror/layer-int.h mirror/layer-move.c \
 	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
 	mirror/git-run.c mirror/git-run.h mirror/git-commits.c mirror/git-commits.h \
 	mirror/git-loose.c mirror/git-loose.h \
