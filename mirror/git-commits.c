@@ -43,10 +43,11 @@ static bool is_id(const char *s, size_t n)
     return (n == 40 || n == 64) && strspn(s, "0123456789abcdef") >= n;
 }
 
-/* A loose ref's first line, or the packed-refs line naming ref, as an object id in out. */
-static bool ref_value_at(const char *root, const char *ref, char out[65])
+/* A loose ref's first line, or the packed-refs line naming ref, as an object id in out; git is
+ * the git folder under root (".git", ".git/modules/NAME"). */
+static bool ref_value_at(const char *root, const char *git, const char *ref, char out[65])
 {
-    cleanup_free char *loose = xasprintf(".git/%s", ref);
+    cleanup_free char *loose = xasprintf("%s/%s", git, ref);
     cleanup_free char *text = NULL;
     size_t len = 0;
     cleanup_close int fd = open_under(root, loose);
@@ -58,7 +59,8 @@ static bool ref_value_at(const char *root, const char *ref, char out[65])
         out[n] = '\0';
         return true;
     }
-    cleanup_close int pfd = open_under(root, ".git/packed-refs");
+    cleanup_free char *packed = xasprintf("%s/packed-refs", git);
+    cleanup_close int pfd = open_under(root, packed);
     if (pfd < 0 || cp_read_fd("packed-refs", pfd, PACKED_MAX, &text, &len, NULL) < 0)
         return false;
     for (char *line = text, *next; *line; line = next) {
@@ -75,31 +77,33 @@ static bool ref_value_at(const char *root, const char *ref, char out[65])
     return false;
 }
 
-/* The layer's objects folder, when it and each folder on its way are folders, not links. */
-static bool real_folder(const char *up)
+/* Whether the layer's objects folder of git is a folder reached through folders alone, no link
+ * on the way (the walk opens each folder up to the one holding a name's last part). */
+static bool real_folder(const char *up, const char *git)
 {
-    const char *steps[] = {"", "/.git", "/.git/objects"};
-    for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
-        cleanup_free char *p = xasprintf("%s%s", up, steps[i]);
-        struct stat st;
-        if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
-            return false;
-    }
-    return true;
+    cleanup_close int rootfd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (rootfd < 0 || fstat(rootfd, &st) < 0)
+        return false;
+    cleanup_free char *in_objects = xasprintf("%s/objects/x", git);
+    cleanup_close int dirfd = -1;
+    const char *base = NULL, *why = NULL;
+    return cp_walk_parent(rootfd, (uint64_t)st.st_dev, in_objects, false, &dirfd, &base, &why) == 0;
 }
 
-void cp_git_show_commits(const char *workdir, const char *up, const char *ref)
+void cp_git_show_commits(const char *workdir, const char *up, const char *git, const char *ref)
 {
     char old[65] = "", new[65] = "";
-    bool had = ref_value_at(workdir, ref, old);
-    if (!ref_value_at(up, ref, new) || !real_folder(up))
+    bool had = ref_value_at(workdir, git, ref, old);
+    if (!ref_value_at(up, git, ref, new) || !real_folder(up, git))
         return;
-    printf("    %s: %.12s -> %.12s\n", ref, had ? old : "(new)", new);
-    cleanup_free char *gitdir = xasprintf("%s/.git", workdir);
+    printf("    %s%s%s: %.12s -> %.12s\n", strcmp(git, ".git") != 0 ? git : "",
+           strcmp(git, ".git") != 0 ? " " : "", ref, had ? old : "(new)", new);
+    cleanup_free char *gitdir = xasprintf("%s/%s", workdir, git);
     cleanup_close int gitfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (gitfd < 0)
         return;
-    cleanup_free char *alt = xasprintf("GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/.git/objects", up);
+    cleanup_free char *alt = xasprintf("GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/%s/objects", up, git);
     cleanup_free char *range = xasprintf("%s..%s", old, new);
     char *with_old[] = {"log", "--stat", "-n", SHOWN_MAX, range, "--", NULL};
     char *fresh[] = {"log", "--stat", "-n", SHOWN_MAX, new, "--not", "--all", "--", NULL};

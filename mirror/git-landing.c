@@ -1,10 +1,11 @@
-/* The top .git through the gate. Every file is reached without following a link, on both
- * sides (mirror/walk.c). Objects are checked here by code of our own (zlib and libcrypto's
+/* The top .git through the gate, and each submodule's git folder under it as a git folder of
+ * its own (mirror/git-modules.c finds them). Every file is reached without following a link, on
+ * both sides (mirror/walk.c). Objects are checked here by code of our own (zlib and libcrypto's
  * digest: one loose object costs microseconds, a git process per object about a millisecond
  * and a half); a ref's object and a branch's ancestry are asked of git's own plumbing, run
  * here on this computer's repository with a clean environment (no global or system config,
  * no hooks, no fsmonitor), since only git knows a commit inside a pack. Nothing the box wrote
- * in .git's config ever lands, so the repository's own config read there is this computer's. */
+ * in a git folder's config ever lands, so the config git reads there is this computer's. */
 #include "config.h"
 
 #include <dirent.h>
@@ -25,6 +26,7 @@
 
 #include "mirror/git-landing.h"
 #include "mirror/git-loose.h"
+#include "mirror/git-modules.h"
 #include "mirror/git-run.h"
 #include "mirror/git-table.h"
 #include "mirror/rules.h"
@@ -35,14 +37,24 @@
 #include "src/base/util.h"
 #include "src/base/report.h"
 
-struct gl {
-    const struct cp_git_land_opts *o;
-    int hostfd; /* .git here */
-    uint64_t hostdev, updev;
-    struct cp_strvec files, whiteouts; /* rel paths in the layer's .git */
+/* What the landings of the top .git and its submodules' git folders share. */
+struct gl_run {
     json_object *refs, *refused;
     unsigned tmp_counter;
     bool held; /* test_hold's, once */
+};
+
+/* One git folder's landing: the top .git, or a submodule's (mirror/git-modules.c). */
+struct gl {
+    const struct cp_git_land_opts *o;
+    struct gl_run *run;
+    const char *where; /* the git folder from the work folder: ".git", ".git/modules/NAME" */
+    int depth;         /* in submodules: 0 for the top .git */
+    int hostfd;        /* the git folder here */
+    int upfd;          /* and in the layer */
+    uint64_t hostdev, updev;
+    struct cp_strvec files, whiteouts; /* rel paths in the layer's git folder */
+    bool modules;                      /* the layer holds its modules/ folder */
 };
 
 static void test_hold(struct gl *g, const char *stage);
@@ -62,19 +74,19 @@ static bool is_hex(const char *s, size_t n)
 
 static void refuse(struct gl *g, const char *rel, const char *why)
 {
-    cleanup_free char *path = xasprintf(".git/%s", rel);
+    cleanup_free char *path = xasprintf("%s/%s", g->where, rel);
     g->o->refuse(g->o->ctx, path, why);
     if (g->o->dry_run)
         return;
     json_object *r = json_object_new_object();
     json_object_object_add(r, "path", json_object_new_string(path));
     json_object_object_add(r, "reason", json_object_new_string(why));
-    json_object_array_add(g->refused, r);
+    json_object_array_add(g->run->refused, r);
 }
 
 static void tell(struct gl *g, const char *what, const char *rel)
 {
-    cleanup_free char *path = xasprintf(".git/%s", rel);
+    cleanup_free char *path = xasprintf("%s/%s", g->where, rel);
     g->o->tell(g->o->ctx, what, path, NULL);
     if (!g->o->dry_run)
         cp_run_report_file("back", path, NULL);
@@ -82,34 +94,30 @@ static void tell(struct gl *g, const char *what, const char *rel)
 
 static void say_kept(struct gl *g, const char *rel, const char *box)
 {
-    cleanup_free char *shown = cp_escape(rel);
+    cleanup_free char *path = xasprintf("%s/%s", g->where, rel);
+    cleanup_free char *shown = cp_escape(path);
     if (g->o->rep != NULL)
         g->o->rep->conflicts++;
-    cp_report(g->o->rep, "changed here during the run: kept this computer's .git/%s%s%s", shown,
+    cp_report(g->o->rep, "changed here during the run: kept this computer's %s%s%s", shown,
               box ? "; the box's value was " : "", box ? box : "");
 }
 
-/* Every entry under the layer's .git, as files and whiteouts; anything else is refused. */
+/* Every entry under the layer's git folder, as files and whiteouts; anything else is refused.
+ * Its modules/ folder is the submodules' walk's (mirror/git-modules.c). */
 static void collect(struct gl *g, int fd, const char *rel)
 {
-    cleanup_dir DIR *d = NULL;
-    int dfd = dup(fd);
-    if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
-        if (dfd >= 0)
-            close(dfd);
+    cleanup_strv char **v = cp_walk_names(fd);
+    if (v == NULL) {
         refuse(g, rel[0] ? rel : ".", "unreadable folder");
         return;
     }
-    struct cp_strvec names = {0};
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            cp_strvec_push(&names, e->d_name);
-    cleanup_strv char **v = cp_strvec_steal(&names);
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
+    for (size_t i = 0; v[i] != NULL; i++) {
         cleanup_free char *path = rel[0] ? xasprintf("%s/%s", rel, v[i]) : xstrdup(v[i]);
         struct stat st;
         if (fstatat(fd, v[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
             refuse(g, path, "unreadable");
+        } else if (S_ISDIR(st.st_mode) && strcmp(path, "modules") == 0) {
+            g->modules = true;
         } else if (S_ISDIR(st.st_mode)) {
             cleanup_close int sub =
                 openat(fd, v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -122,14 +130,9 @@ static void collect(struct gl *g, int fd, const char *rel)
         } else if (S_ISREG(st.st_mode)) {
             cp_strvec_push(&g->files, path);
         } else {
-            refuse(g, path, "not a plain file in .git");
+            refuse(g, path, "not a plain file in a git folder");
         }
     }
-}
-
-static int sort_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Opens rel in the layer (read) or its folder here (write), never through a link. */
@@ -137,7 +140,7 @@ static int open_up(struct gl *g, const char *rel)
 {
     cleanup_close int dirfd = -1;
     const char *base = NULL, *why = NULL;
-    if (cp_walk_parent(g->o->upfd, g->updev, rel, false, &dirfd, &base, &why) < 0)
+    if (cp_walk_parent(g->upfd, g->updev, rel, false, &dirfd, &base, &why) < 0)
         return -1;
     return openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 }
@@ -146,7 +149,7 @@ static void drop_up(struct gl *g, const char *rel)
 {
     cleanup_close int dirfd = -1;
     const char *base = NULL, *why = NULL;
-    if (cp_walk_parent(g->o->upfd, g->updev, rel, false, &dirfd, &base, &why) == 0)
+    if (cp_walk_parent(g->upfd, g->updev, rel, false, &dirfd, &base, &why) == 0)
         unlinkat(dirfd, base, 0);
 }
 
@@ -201,7 +204,7 @@ static void tmp_name(struct gl *g, const char *rel, char tmp[64])
 {
     snprintf(tmp, 64, "%s%ld-%u",
              strncmp(rel, "objects/", 8) == 0 ? "tmp_obj_conch-" : ".conch-git-", (long)getpid(),
-             g->tmp_counter++);
+             g->run->tmp_counter++);
 }
 
 /* Copies the layer's rel to a new file name in dirfd here, synced; -1 (nothing left) on failure. */
@@ -351,9 +354,9 @@ static int git_here(struct gl *g, char *const *args)
 static void test_hold(struct gl *g, const char *stage)
 {
     const char *at = getenv("CONCH_TEST_HOLD_GIT_AT");
-    if (at == NULL || strcmp(at, stage) != 0 || g->held)
+    if (at == NULL || strcmp(at, stage) != 0 || g->run->held)
         return;
-    g->held = true;
+    g->run->held = true;
     cp_test_hold("CONCH_TEST_HOLD_GIT");
 }
 
@@ -519,7 +522,7 @@ static void land_pack(struct gl *g, const char *hex)
     }
     sweep_packs(packfd);
     char tmp[64];
-    snprintf(tmp, sizeof(tmp), "tmp_pack_conch-%ld-%u", (long)getpid(), g->tmp_counter++);
+    snprintf(tmp, sizeof(tmp), "tmp_pack_conch-%ld-%u", (long)getpid(), g->run->tmp_counter++);
     if (mkdirat(packfd, tmp, 0700) < 0) {
         refuse(g, rel[0], "cannot add it here");
         return;
@@ -650,7 +653,9 @@ static void note_ref(struct gl *g, const char *name, const char *old, const char
     json_object_object_add(r, "old", old[0] ? json_object_new_string(old) : NULL);
     json_object_object_add(r, "new", json_object_new_string(new));
     json_object_object_add(r, "how", json_object_new_string(how));
-    json_object_array_add(g->refs, r);
+    if (g->depth > 0)
+        json_object_object_add(r, "git_dir", json_object_new_string(g->where));
+    json_object_array_add(g->run->refs, r);
 }
 
 /* Writes name = val here as a loose ref (a packed one is overridden by it, as git does). */
@@ -661,7 +666,7 @@ static int write_ref(struct gl *g, const char *name, const char *val)
     if (cp_walk_parent(g->hostfd, g->hostdev, name, true, &dirfd, &base, &why) < 0)
         return -1;
     char tmp[64];
-    snprintf(tmp, sizeof(tmp), ".conch-git-%ld-%u", (long)getpid(), g->tmp_counter++);
+    snprintf(tmp, sizeof(tmp), ".conch-git-%ld-%u", (long)getpid(), g->run->tmp_counter++);
     cleanup_close int fd =
         openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     cleanup_free char *line = xasprintf("%s\n", val);
@@ -672,6 +677,20 @@ static int write_ref(struct gl *g, const char *name, const char *val)
         return -1;
     }
     return 0;
+}
+
+/* A submodule's ref is named with its git folder, and so is git's command to see its reflog. */
+static void say_forced(struct gl *g, const char *name, const char *old, const char *new)
+{
+    add_reflog(g, name, old, new);
+    cleanup_free char *s = cp_escape(name);
+    cleanup_free char *w = cp_escape(g->where);
+    cleanup_free char *in = g->depth > 0 ? xasprintf(" in %s", w) : xstrdup("");
+    cleanup_free char *dir = g->depth > 0 ? xasprintf("--git-dir=%s ", w) : xstrdup("");
+    cp_report(g->o->rep,
+              "%s%s moved not as a fast-forward (from %.12s to %.12s): its old value is in "
+              "its reflog (git %sreflog %s)",
+              s, in, old, new, dir, s);
 }
 
 /* One ref the box set: the rules, then it lands. shown: where it came from (rel). true when it
@@ -709,14 +728,8 @@ static bool land_ref(struct gl *g, const char *name, const char *val, enum cp_gi
         refuse(g, shown, "cannot write it here");
         return false;
     }
-    if (forced) {
-        add_reflog(g, name, old, val);
-        cleanup_free char *s = cp_escape(name);
-        cp_report(g->o->rep,
-                  "%s moved not as a fast-forward (from %.12s to %.12s): its old value is in "
-                  "its reflog (git reflog %s)",
-                  s, old, val, s);
-    }
+    if (forced)
+        say_forced(g, name, old, val);
     note_ref(g, name, old, val, !old[0] ? "added" : forced ? "forced" : "fast-forward");
     tell(g, old[0] ? "changed" : "added", name);
     if (g->o->rep != NULL)
@@ -869,70 +882,103 @@ static void land_whiteout(struct gl *g, const char *rel)
         tell(g, "deleted", rel);
 }
 
-void cp_git_land(const struct cp_git_land_opts *o)
+static void land_folder(struct gl *g);
+
+static void land_module(void *ctx, int herefd, int upfd, const char *rel)
 {
-    struct gl g = {.o = o, .hostfd = -1};
-    struct stat st;
-    g.refs = json_object_new_array();
-    g.refused = json_object_new_array();
-    g.hostfd = openat(o->rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    collect(&g, o->upfd, "");
-    if (g.files.n > 1)
-        qsort(g.files.v, g.files.n, sizeof(char *), sort_names);
-    if (fstat(o->upfd, &st) == 0)
-        g.updev = (uint64_t)st.st_dev;
-    if (g.hostfd < 0 || fstat(g.hostfd, &st) < 0) {
-        for (size_t i = 0; i < g.files.n; i++)
-            refuse(&g, g.files.v[i], "under a .git folder (none is here)");
-        goto done;
-    }
-    g.hostdev = (uint64_t)st.st_dev;
-    /* Objects first: a landing cut short after them leaves only unreachable objects. */
-    for (size_t i = 0; i < g.files.n; i++) {
+    struct gl *parent = ctx;
+    cleanup_free char *where = xasprintf("%s/%s", parent->where, rel);
+    struct gl sub = {.o = parent->o,
+                     .run = parent->run,
+                     .where = where,
+                     .depth = parent->depth + 1,
+                     .hostfd = herefd,
+                     .upfd = upfd};
+    land_folder(&sub);
+}
+
+static void refuse_module(void *ctx, const char *rel, const char *why)
+{
+    refuse(ctx, rel, why);
+}
+
+/* Each git folder's stages: its submodules' folders, whole, before its own objects; then its
+ * objects, packs, files, refs, packed-refs, HEAD, and what the box deleted. */
+static void land_stages(struct gl *g)
+{
+    for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
-        if (cp_git_table_kind(g.files.v[i], &why) == CP_GIT_OBJECT)
-            land_object(&g, g.files.v[i]);
+        if (cp_git_table_kind(g->files.v[i], &why) == CP_GIT_OBJECT)
+            land_object(g, g->files.v[i]);
     }
-    land_packs(&g);
-    for (size_t i = 0; i < g.files.n; i++) {
+    land_packs(g);
+    for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
-        enum cp_git_kind k = cp_git_table_kind(g.files.v[i], &why);
+        enum cp_git_kind k = cp_git_table_kind(g->files.v[i], &why);
         if (k == CP_GIT_FILE)
-            land_file(&g, g.files.v[i]);
+            land_file(g, g->files.v[i]);
         else if (k == CP_GIT_REFUSED)
-            refuse(&g, g.files.v[i], why);
+            refuse(g, g->files.v[i], why);
     }
-    for (size_t i = 0; i < g.files.n; i++) {
+    for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
-        const char *rel = g.files.v[i];
+        const char *rel = g->files.v[i];
         enum cp_git_kind k = cp_git_table_kind(rel, &why);
         if (k != CP_GIT_REF && k != CP_GIT_TAG)
             continue;
-        cleanup_free char *text = read_up(&g, rel, 4096);
+        cleanup_free char *text = read_up(g, rel, 4096);
         char *val = ref_value(text);
         if (val == NULL)
-            refuse(&g, rel, "a ref that is not an object id (a symbolic ref never lands)");
-        else if (land_ref(&g, rel, val, k, rel) && !o->dry_run)
-            drop_up(&g, rel);
+            refuse(g, rel, "a ref that is not an object id (a symbolic ref never lands)");
+        else if (land_ref(g, rel, val, k, rel) && !g->o->dry_run)
+            drop_up(g, rel);
     }
-    if (cp_strvec_has(&g.files, "packed-refs"))
-        land_packed(&g);
-    if (cp_strvec_has(&g.files, "HEAD"))
-        land_head(&g);
-    for (size_t i = 0; i < g.whiteouts.n; i++)
-        land_whiteout(&g, g.whiteouts.v[i]);
-done:
+    if (cp_strvec_has(&g->files, "packed-refs"))
+        land_packed(g);
+    if (cp_strvec_has(&g->files, "HEAD"))
+        land_head(g);
+    for (size_t i = 0; i < g->whiteouts.n; i++)
+        land_whiteout(g, g->whiteouts.v[i]);
+}
+
+static void land_folder(struct gl *g)
+{
+    struct stat st;
+    collect(g, g->upfd, "");
+    if (fstat(g->upfd, &st) == 0)
+        g->updev = (uint64_t)st.st_dev;
+    if (g->modules)
+        cp_git_modules_walk(&(struct cp_git_modules){.herefd = g->hostfd,
+                                                     .upfd = g->upfd,
+                                                     .depth = g->depth,
+                                                     .land = land_module,
+                                                     .refuse = refuse_module,
+                                                     .ctx = g});
+    if (g->hostfd >= 0 && fstat(g->hostfd, &st) == 0) {
+        g->hostdev = (uint64_t)st.st_dev;
+        land_stages(g);
+    } else {
+        for (size_t i = 0; i < g->files.n; i++)
+            refuse(g, g->files.v[i], "under a .git folder (none is here)");
+    }
+    cp_strvec_dispose(&g->files);
+    cp_strvec_dispose(&g->whiteouts);
+}
+
+void cp_git_land(const struct cp_git_land_opts *o)
+{
+    struct gl_run run = {.refs = json_object_new_array(), .refused = json_object_new_array()};
+    cleanup_close int hostfd =
+        openat(o->rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct gl g = {.o = o, .run = &run, .where = ".git", .hostfd = hostfd, .upfd = o->upfd};
+    land_folder(&g);
     if (!o->dry_run && cp_run_report_on() &&
-        (json_object_array_length(g.refs) > 0 || json_object_array_length(g.refused) > 0)) {
+        (json_object_array_length(run.refs) > 0 || json_object_array_length(run.refused) > 0)) {
         json_object *git = json_object_new_object();
-        json_object_object_add(git, "refs", json_object_get(g.refs));
-        json_object_object_add(git, "refused", json_object_get(g.refused));
+        json_object_object_add(git, "refs", json_object_get(run.refs));
+        json_object_object_add(git, "refused", json_object_get(run.refused));
         cp_run_report_take("git", git);
     }
-    json_object_put(g.refs);
-    json_object_put(g.refused);
-    cp_strvec_dispose(&g.files);
-    cp_strvec_dispose(&g.whiteouts);
-    if (g.hostfd >= 0)
-        close(g.hostfd);
+    json_object_put(run.refs);
+    json_object_put(run.refused);
 }

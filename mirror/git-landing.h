@@ -1,8 +1,10 @@
 /* Landing the top .git's changes from the container's layer by git's own table
- * (mirror/git-table.c): loose objects first, each checked against its name and added only;
- * then the index, logs and state files; then refs, each checked (it names an object here, a
- * tag is new, a move that is not a fast-forward is recorded in the ref's reflog); HEAD last.
- * A kill between leaves only unreachable objects, and the next landing finishes. */
+ * (mirror/git-table.c), and each submodule's git folder that is here by the same table on its
+ * own (a submodule's folder before the folder holding it). In each: loose objects first, each
+ * checked against its name and added only; then the index, logs and state files; then refs, each
+ * checked (it names an object here, a tag is new, a move that is not a fast-forward is recorded in
+ * the ref's reflog); HEAD last. A kill between leaves only unreachable objects, and the next
+ * landing finishes. */
 #ifndef CONCH_MIRROR_GIT_LANDING_H
 #define CONCH_MIRROR_GIT_LANDING_H
 
@@ -23,7 +25,8 @@ struct cp_git_land_opts {
     void *ctx;
 };
 
-/* Lands what the layer's .git holds; what lands leaves the layer. */
+/* Lands what the layer's .git holds, its submodules' git folders too; what lands leaves the
+ * layer. */
 void cp_git_land(const struct cp_git_land_opts *o);
 
 /* Whether the loose object in the open file fd inflates to bytes whose SHA-1 (hex 40 long) or

@@ -1,7 +1,7 @@
-/* The top .git's table: one row per place in a git folder, first match wins. A row ending in
- * '/' holds everything under it; any other row is that one name. What no row names never
- * lands ("not on git's table"): a new kind of file git may write later is refused until a row
- * says why it is safe. */
+/* git's table: one row per place in a git folder (the top .git, or a submodule's), first match
+ * wins. A row ending in '/' holds everything under it; any other row is that one name. What no
+ * row names never lands ("not on git's table"): a new kind of file git may write later is refused
+ * until a row says why it is safe. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -29,10 +29,16 @@ static const struct {
     {"info/", CP_GIT_REFUSED,
      "info/ never lands: attributes name filters that run here; exclude and sparse-checkout "
      "change what git shows"},
+    /* Submodules' git folders: each one here lands by this table as a git folder of its own
+     * (mirror/git-modules.c walks modules/ before this table is read), so its config and hooks
+     * are refused as the top one's are. Nothing else under modules/ lands. */
     {"modules/", CP_GIT_REFUSED,
-     "submodules' git folders never land through the top one's table (their config and hooks "
-     "would run here)"},
-    {"worktrees/", CP_GIT_REFUSED, "linked worktrees' git folders do not land"},
+     "modules/ holds submodules' git folders, each landing by git's table on its own"},
+    /* A linked worktree's HEAD, index and logs: that worktree is elsewhere, outside the work
+     * folder, so nothing the box did was work in it. */
+    {"worktrees/", CP_GIT_REFUSED,
+     "a linked worktree's git folder never lands: that worktree is outside the work folder, so "
+     "the box cannot work in it (run git there, on this computer)"},
     {"commondir", CP_GIT_REFUSED, "commondir names another git folder: it never lands"},
     {"gitdir", CP_GIT_REFUSED, "gitdir names another folder: it never lands"},
     {"objects/info/alternates", CP_GIT_REFUSED,

@@ -1,5 +1,5 @@
-/* The top .git's own table (DESIGN.md, "Landing"): what a sealed box may change in the
- * repository here, and how each kind is landed or why it never is. */
+/* git's own table, for the top .git and each submodule's (DESIGN.md, "Landing"): what a sealed box
+ * may change in the repository here, and how each kind is landed or why it never is. */
 #ifndef CONCH_MIRROR_GIT_TABLE_H
 #define CONCH_MIRROR_GIT_TABLE_H
 

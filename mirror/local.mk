@@ -12,7 +12,7 @@ libconch_la_SOURCES += \
 	mirror/layer.c mirror/layer.h mirror/layer-int.h mirror/layer-move.c \
 	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
 	mirror/git-run.c mirror/git-run.h mirror/git-commits.c mirror/git-commits.h \
-	mirror/git-loose.c mirror/git-loose.h \
+	mirror/git-loose.c mirror/git-loose.h mirror/git-modules.c mirror/git-modules.h \
 	mirror/links.c mirror/links.h \
 	mirror/keys.c mirror/keys.h mirror/keys-ini.c mirror/keys-yaml.c mirror/keys-toml.c \
 	mirror/run-keys.c mirror/run-keys.h \

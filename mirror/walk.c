@@ -2,14 +2,17 @@
  * time from the folder's handle, never through a link (abuse cases 25, 26, 29, 41). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mirror/rules.h"
 #include "mirror/walk.h"
+#include "src/base/strvec.h"
 #include "src/base/util.h"
 
 static const char *walk_why(int e)
@@ -58,4 +61,28 @@ int cp_walk_parent(int rootfd, uint64_t dev, const char *path, bool create, int 
     *base = c;
     *out = steal_fd(&fd);
     return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **cp_walk_names(int dirfd)
+{
+    int fd =
+        openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* a read position of its own */
+    cleanup_dir DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    struct cp_strvec v = {0};
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            cp_strvec_push(&v, e->d_name);
+    if (v.n > 1)
+        qsort(v.v, v.n, sizeof(char *), by_name);
+    return cp_strvec_steal(&v);
 }

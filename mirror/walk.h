@@ -12,4 +12,8 @@
 int cp_walk_parent(int rootfd, uint64_t dev, const char *path, bool create, int *out,
                    const char **base, const char **why);
 
+/* The names in the open folder dirfd (no "." or ".."), sorted; NULL when it cannot be read.
+ * Yours (cleanup_strv). */
+char **cp_walk_names(int dirfd);
+
 #endif

@@ -94,6 +94,22 @@ static void show_diff(const struct cp_held_run *run, const char *what, const cha
         (void)cp_child_wait(&c, NULL, &err);
 }
 
+/* How long the git folder holding path is: 4 for the top .git's, up to the first part git
+ * keeps for itself for a submodule's (".git/modules/NAME/refs/..."); 0 when in neither. */
+static size_t git_folder_len(const char *path)
+{
+    if (strncmp(path, ".git/modules/", 13) != 0)
+        return strncmp(path, ".git/", 5) == 0 ? 4 : 0;
+    static const char *const parts[] = {"/refs/", "/objects/", "/logs/", "/index"};
+    size_t len = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        const char *at = strstr(path + 13, parts[i]);
+        if (at != NULL && (len == 0 || (size_t)(at - path) < len))
+            len = (size_t)(at - path);
+    }
+    return len;
+}
+
 static void seen(void *ctx, const char *what, const char *path, const char *why)
 {
     struct shown *s = ctx;
@@ -111,11 +127,14 @@ static void seen(void *ctx, const char *what, const char *path, const char *why)
     if (!s->diff || !drawn || why != NULL)
         return;
     /* A ref is drawn as the commits it brings; an object's or the index's bytes are not for
-     * reading (the commits show what they hold). */
-    if (strncmp(path, ".git/refs/", 10) == 0 && moved) {
+     * reading (the commits show what they hold). The same in a submodule's git folder. */
+    size_t git = git_folder_len(path);
+    const char *in = path + git;
+    if (git > 0 && strncmp(in, "/refs/", 6) == 0 && moved) {
         cleanup_free char *up = xasprintf("%s/up", s->run->dir);
-        cp_git_show_commits(s->run->workdir, up, path + 5);
-    } else if (strncmp(path, ".git/objects/", 13) != 0 && strcmp(path, ".git/index") != 0) {
+        cleanup_free char *folder = xasprintf("%.*s", (int)git, path);
+        cp_git_show_commits(s->run->workdir, up, folder, in + 1);
+    } else if (git == 0 || (strncmp(in, "/objects/", 9) != 0 && strcmp(in, "/index") != 0)) {
         show_diff(s->run, what, path);
     }
 }

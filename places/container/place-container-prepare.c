@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "places/container/place-container-int.h"
 #include "places/container/registries.h"
 #include "places/container/run-report.h"
+#include "places/container/settings-sources.h"
 #include "places/container/warm.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
@@ -213,6 +215,30 @@ static void caches(struct cp_container_state *s, const struct cp_run_request *re
                err->msg);
 }
 
+/* A folder whose git folder is elsewhere (a linked worktree's .git file names one in the main
+ * repository, a submodule's its superproject's .git/modules/NAME; a .git link leads out): the
+ * box sees the work folder alone, so git there fails with "not a git repository". Said once
+ * here, with what does work. */
+static void say_git_outside(const char *workdir)
+{
+    cleanup_free char *config = cp_git_config_path(workdir);
+    char *slash = config != NULL ? strrchr(config, '/') : NULL;
+    if (slash == NULL)
+        return;
+    *slash = '\0';
+    cleanup_free char *common = realpath(config, NULL);
+    cleanup_free char *root = realpath(workdir, NULL);
+    size_t n = root != NULL ? strlen(root) : 0;
+    if (common == NULL || root == NULL || (strncmp(common, root, n) == 0 && common[n] == '/'))
+        return;
+    cleanup_free char *shown = cp_escape(common);
+    cp_say("this folder's git folder is outside it (%s), where the box cannot reach it: in a "
+           "linked worktree, a submodule run on its own or behind a .git link, git in the box "
+           "says it is not a git repository, and only the folder's files come back. Run git "
+           "here, on this computer, or the command from the folder that holds the git folder",
+           shown);
+}
+
 int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
 {
     cp_debug("preparing");
@@ -237,6 +263,7 @@ int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_
     cp_strv_free(owned);
     if (r < 0 || empty_file(&s->empty_file, err) < 0)
         return cp_error_code(err);
+    say_git_outside(req->workdir);
     cp_debug("image %s, %zu protected places", s->image,
              cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
     s->labels = cp_box_owner_labels();

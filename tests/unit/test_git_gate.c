@@ -1,11 +1,13 @@
 /* The top .git's table and its rules (issue 32): each row's kind and reason, ref names git
  * writes, a loose object checked against its name, and refs checked as they land (an object
- * that is not here, a tag moved, HEAD that is no branch, a branch forced backwards recorded). */
+ * that is not here, a tag moved, HEAD that is no branch, a branch forced backwards recorded);
+ * the walk of modules/ and submodules' git folders landing by the same table. */
 #include "config.h"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -21,6 +24,7 @@
 
 #include "mirror/git-landing.h"
 #include "mirror/git-loose.h"
+#include "mirror/git-modules.h"
 #include "mirror/git-table.h"
 #include "src/base/spawn.h"
 #include "src/base/util.h"
@@ -42,7 +46,7 @@ static void test_table_refuses(void **state)
     assert_non_null(strstr(why_of("info/attributes", CP_GIT_REFUSED), "filters"));
     assert_non_null(strstr(why_of("info/exclude", CP_GIT_REFUSED), "info/"));
     assert_non_null(strstr(why_of("modules/m/config", CP_GIT_REFUSED), "submodules"));
-    assert_non_null(strstr(why_of("modules/m/hooks/x", CP_GIT_REFUSED), "hooks"));
+    assert_non_null(strstr(why_of("worktrees/w/HEAD", CP_GIT_REFUSED), "outside the work folder"));
     assert_non_null(strstr(why_of("commondir", CP_GIT_REFUSED), "another git folder"));
     assert_non_null(strstr(why_of("gitdir", CP_GIT_REFUSED), "another folder"));
     assert_non_null(strstr(why_of("objects/info/alternates", CP_GIT_REFUSED), "alternate"));
@@ -369,13 +373,121 @@ static void test_packs(void **state)
     remove_tree(dir);
 }
 
+static void walk_land(void *ctx, int herefd, int upfd, const char *rel)
+{
+    assert_true(herefd >= 0 && upfd >= 0);
+    on_tell(ctx, "land", rel, NULL);
+}
+
+/* The walk of a layer's modules/: a git folder here (a HEAD file), its NAME holding '/', goes
+ * to be landed and is not walked into; one with a HEAD in the layer alone is new and refused
+ * whole, as is one behind a link here; a file on no git folder's way is refused, and so is a
+ * deletion. */
+static void test_modules_walk(void **state)
+{
+    (void)state;
+    scratch();
+    cleanup_free char *here = xasprintf("%s/here", dir), *up = xasprintf("%s/up", dir);
+    assert_int_equal(mkdir(here, 0755) | mkdir(up, 0755), 0);
+    put(here, "modules/a/b/HEAD", "ref: refs/heads/main\n");
+    put(here, "modules/c/HEAD", "ref: refs/heads/main\n");
+    put(up, "modules/a/b/refs/heads/main", "x\n");
+    put(up, "modules/c/modules/n/HEAD", "ref: refs/heads/main\n");
+    put(up, "modules/d/e/f", "x\n");
+    put(up, "modules/new/HEAD", "ref: refs/heads/main\n");
+    put(up, "modules/new/config", "[core]\n");
+    put(up, "modules/stray", "x\n");
+    put(up, "modules/lnk/HEAD", "ref: refs/heads/main\n");
+    cleanup_free char *link = xasprintf("ln -s c %s/modules/lnk", here);
+    assert_int_equal(shell(link), 0);
+    /* A deleted submodule's git folder is a whiteout in the layer (made where mknod may be). */
+    cleanup_free char *gone = xasprintf("%s/modules/gone", up);
+    bool whiteout = mknod(gone, S_IFCHR, makedev(0, 0)) == 0;
+    struct seen s = {{0}};
+    int herefd = open(here, O_RDONLY | O_DIRECTORY), upfd = open(up, O_RDONLY | O_DIRECTORY);
+    cp_git_modules_walk(&(struct cp_git_modules){
+        .herefd = herefd, .upfd = upfd, .land = walk_land, .refuse = on_refuse, .ctx = &s});
+    close(herefd);
+    close(upfd);
+    cleanup_free char *want =
+        xasprintf("land modules/a/b\nland modules/c\n"
+                  "refused modules/d/e/f: in no submodule's git folder here: not on git's table\n%s"
+                  "refused modules/lnk: %s\nrefused modules/new: %s\n"
+                  "refused modules/stray: in no submodule's git folder here: not on git's table\n",
+                  whiteout ? "refused modules/gone: nothing under modules/ is deleted here\n" : "",
+                  cp_git_module_new_why, cp_git_module_new_why);
+    assert_string_equal(s.said, want);
+    remove_tree(dir);
+}
+
+/* sh -c script in dir, which must succeed. */
+static void in_dir(const char *script)
+{
+    cleanup_free char *full =
+        xasprintf("set -e; cd %s; G() { git -c user.name=t -c "
+                  "user.email=t@e -c protocol.file.allow=always \"$@\"; }; %s",
+                  dir, script);
+    assert_int_equal(shell(full), 0);
+}
+
+/* A repository here with a submodule holding one of its own, copied to a box that commits in
+ * both submodules and the top (moving the gitlinks), forces a submodule's branch backwards and
+ * writes its config, a hook and info/attributes, and makes a new submodule's git folder; the
+ * layer is what the box changed in .git. Each submodule's commit lands in its git folder here
+ * with the top's, git fsck is clean in each, the forced branch's old value is in its reflog,
+ * and the rest is refused with its reason, as the top .git's is. */
+static void test_modules_land(void **state)
+{
+    (void)state;
+    scratch();
+    in_dir("for r in inner src; do git init -q -b main $r; echo $r >$r/f; G -C $r add f;"
+           "  G -C $r commit -qm $r-1; done;"
+           "G -C src submodule add -q ../inner inner; G -C src commit -qm with-inner;"
+           "git init -q -b main work; G -C work submodule add -q ../src sub;"
+           "G -C work submodule update -q --init --recursive; G -C work commit -qm add-sub;"
+           "G -C work/sub branch keep; cp -a work box; cd box;"
+           "echo 2 >>sub/inner/f; G -C sub/inner commit -qam inner-2;"
+           "G -C sub add inner; G -C sub commit -qm sub-2; G -C sub branch -f keep HEAD~2;"
+           "G add sub; G commit -qm top-2;"
+           "G -C sub config core.hooksPath /tmp/h; echo x >.git/modules/sub/hooks/post-checkout;"
+           "mkdir -p .git/modules/sub/info; echo '* filter=x' >.git/modules/sub/info/attributes;"
+           "mkdir -p .git/modules/new/objects; echo 'ref: refs/heads/main' >.git/modules/new/HEAD;"
+           "cd .git; find . -type f | while read -r f; do cmp -s \"$f\" \"../../work/.git/$f\" ||"
+           "  { mkdir -p \"../../up/.git/${f%/*}\"; cp -p \"$f\" \"../../up/.git/$f\"; }; done");
+    struct seen s = {{0}};
+    land_up(&s);
+    in_dir("cd work; [ \"$(git log -1 --format=%s)\" = top-2 ];"
+           "[ \"$(git -C sub log -1 --format=%s)\" = sub-2 ];"
+           "[ \"$(git -C sub/inner log -1 --format=%s)\" = inner-2 ];"
+           "[ \"$(git rev-parse HEAD:sub)\" = \"$(git -C sub rev-parse HEAD)\" ];"
+           "for r in . sub sub/inner; do [ -z \"$(git -C $r fsck --no-dangling 2>&1)\" ]; done;"
+           "git -C sub reflog keep | grep -q 'not as a fast-forward';"
+           "! grep -q hooksPath .git/modules/sub/config;"
+           "[ ! -e .git/modules/sub/hooks/post-checkout ] && [ ! -e "
+           ".git/modules/sub/info/attributes ] &&"
+           "[ ! -e .git/modules/new ]");
+    assert_non_null(strstr(s.said, "changed .git/modules/sub/modules/inner/HEAD"));
+    assert_non_null(strstr(s.said, "changed .git/modules/sub/refs/heads/main"));
+    assert_non_null(strstr(s.said, "refused .git/modules/sub/config: git's config never lands"));
+    assert_non_null(
+        strstr(s.said, "refused .git/modules/sub/hooks/post-checkout: git's hooks never land"));
+    assert_non_null(strstr(s.said, "refused .git/modules/sub/info/attributes: info/ never lands"));
+    cleanup_free char *new_said = xasprintf("refused .git/modules/new: %s", cp_git_module_new_why);
+    assert_non_null(strstr(s.said, new_said));
+    assert_non_null(strstr(s.said, "said refs/heads/keep in .git/modules/sub moved not as a "
+                                   "fast-forward"));
+    assert_non_null(strstr(s.said, "(git --git-dir=.git/modules/sub reflog refs/heads/keep)"));
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_refuses), cmocka_unit_test(test_table_lands),
         cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
         cmocka_unit_test(test_loose),         cmocka_unit_test(test_refs),
-        cmocka_unit_test(test_packs),
+        cmocka_unit_test(test_packs),         cmocka_unit_test(test_modules_walk),
+        cmocka_unit_test(test_modules_land),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
