@@ -9,6 +9,7 @@
 
 #include "mirror/layer.h"
 #include "mirror/links.h"
+#include "src/base/test-hold.h"
 
 #define BESIDE_SUFFIX ".conch-far"
 
@@ -24,10 +25,24 @@ struct layer {
 };
 
 /* Whether the file here changed during the run (its ctime at or after the run's start). */
-bool cp_layer_changed_here(const struct layer *l, const struct stat *st);
+static inline bool cp_layer_changed_here(const struct layer *l, const struct stat *st)
+{
+    return (int64_t)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec >= l->o->since_ns;
+}
 
-/* For the integration tests alone: one of the landing's holds, once (test-hold.h). */
-void cp_layer_test_hold(struct layer *l, const char *var, bool *done);
+/* For the integration tests alone: with CONCH_TEST_HOLD_LANDING naming a folder, the landing
+ * stops once its first file is in place (with CONCH_TEST_HOLD_STAGED, once its first staged copy
+ * is made, before its rename), says so by making FOLDER/held and waits until the fifo FOLDER/go
+ * is written to and closed, so that the test's kill -9 or save comes in the middle of a landing
+ * for certain (racing a big one was lost on a quick machine). The variables are read in
+ * conch-place's own environment on this computer, which nothing in a box can set. */
+static inline void cp_layer_test_hold(const char *var, bool *done)
+{
+    if (*done)
+        return;
+    *done = true;
+    cp_test_hold(var);
+}
 
 /* Moves the entry to (dirfd, base): straight from the layer when it is on this file system,
  * else through a staged copy. Where the file here is the person's (mine, or found so at the

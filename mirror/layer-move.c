@@ -183,7 +183,7 @@ int cp_layer_move_entry(struct layer *l, int udirfd, const char *name, const str
             unlinkat(l->stagefd, tmp, 0);
             return -1;
         }
-        cp_layer_test_hold(l, "CONCH_TEST_HOLD_STAGED", &l->held_staged);
+        cp_layer_test_hold("CONCH_TEST_HOLD_STAGED", &l->held_staged);
         fromfd = l->stagefd;
         from = tmp;
     }

@@ -19,7 +19,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "mirror/git-landing.h"
+#include "mirror/git/git.h"
 #include "mirror/layer-int.h"
 #include "mirror/layer.h"
 #include "mirror/links.h"
@@ -35,16 +35,6 @@
 /* The overlay is mounted with userxattr (its marks readable by the person who owns the layer);
  * a layer made by a root-mounted overlay without it carries the trusted names. */
 static const char *const opaque_names[] = {"user.overlay.opaque", "trusted.overlay.opaque", NULL};
-
-static int64_t ctime_ns(const struct stat *st)
-{
-    return (int64_t)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
-}
-
-bool cp_layer_changed_here(const struct layer *l, const struct stat *st)
-{
-    return ctime_ns(st) >= l->o->since_ns;
-}
 
 static bool is_whiteout(const struct stat *st)
 {
@@ -141,22 +131,6 @@ static const char *judge(struct layer *l, int udirfd, const char *name, const ch
     return cp_links_link_why(l->links, path, target);
 }
 
-/* For the integration tests alone: with CONCH_TEST_HOLD_LANDING naming a folder, the landing
- * stops once its first file is in place (with CONCH_TEST_HOLD_STAGED, once its first staged copy
- * is made, before its rename), says so by making FOLDER/held and waits until the fifo FOLDER/go
- * is written to and closed, so that the test's kill -9 or save comes in the middle of a landing
- * for certain (racing a big one was lost on a quick machine). The variables are read in
- * conch-place's own environment on this computer, which nothing in a box can set. */
-/* Each of the two holds (CONCH_TEST_HOLD_STAGED, _LANDING) once a landing: test-hold.h. */
-void cp_layer_test_hold(struct layer *l, const char *var, bool *done)
-{
-    (void)l;
-    if (*done)
-        return;
-    *done = true;
-    cp_test_hold(var);
-}
-
 /* Whether the two open files hold the same bytes (their sizes are equal). */
 static bool same_bytes(int a, int b)
 {
@@ -241,7 +215,7 @@ static void land_file(struct layer *l, int udirfd, const char *name, const char 
     cp_run_report_file("back", beside ? beside : path, NULL);
     if (l->rep != NULL)
         l->rep->landed++;
-    cp_layer_test_hold(l, "CONCH_TEST_HOLD_LANDING", &l->held);
+    cp_layer_test_hold("CONCH_TEST_HOLD_LANDING", &l->held);
     if (beside != NULL) {
         cleanup_free char *s1 = cp_escape(path);
         cleanup_free char *s2 = cp_escape(beside);
@@ -413,7 +387,7 @@ static void land_dir(struct layer *l, int udirfd, const char *name, const char *
         refuse(l, path, "unreadable folder");
         return;
     }
-    /* The top .git lands by git's own table (mirror/git-table.c); any other stays refused. */
+    /* The top .git lands by git's own table (mirror/git/git-table.c); any other stays refused. */
     if (strcmp(path, ".git") == 0) {
         cp_git_land(&(struct cp_git_land_opts){.rootfd = l->o->rootfd,
                                                .upfd = ufd,

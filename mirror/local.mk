@@ -10,9 +10,10 @@ libconch_la_SOURCES += \
 	mirror/manifest.c mirror/manifest.h \
 	mirror/landing.c mirror/landing.h mirror/archive-util.h \
 	mirror/layer.c mirror/layer.h mirror/layer-int.h mirror/layer-move.c \
-	mirror/git-table.c mirror/git-table.h mirror/git-landing.c mirror/git-landing.h \
-	mirror/git-run.c mirror/git-run.h mirror/git-commits.c mirror/git-commits.h \
-	mirror/git-loose.c mirror/git-loose.h mirror/git-modules.c mirror/git-modules.h \
+	mirror/git/git.h mirror/git/git-table.c mirror/git/git-table.h mirror/git/git-landing.c mirror/git/git-landing.h \
+	mirror/git/git-landing-int.h mirror/git/git-folder.c mirror/git/git-objects.c mirror/git/git-refs.c \
+	mirror/git/git-run.c mirror/git/git-run.h mirror/git/git-commits.c mirror/git/git-commits.h \
+	mirror/git/git-loose.c mirror/git/git-loose.h mirror/git/git-modules.c mirror/git/git-modules.h \
 	mirror/links.c mirror/links.h \
 	mirror/keys.c mirror/keys.h mirror/keys-ini.c mirror/keys-yaml.c mirror/keys-toml.c \
 	mirror/run-keys.c mirror/run-keys.h \

@@ -10,7 +10,7 @@
 #define CONCH_MIRROR_MIRROR_H
 
 #include "mirror/far-place.h"
-#include "mirror/git-commits.h"
+#include "mirror/git/git.h"
 #include "mirror/held.h"
 #include "mirror/manifest.h"
 #include "mirror/remote-run.h"

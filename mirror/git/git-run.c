@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mirror/git-run.h"
+#include "mirror/git/git-run.h"
 #include "src/base/spawn.h"
 #include "src/base/strvec.h"
 #include "src/base/util.h"

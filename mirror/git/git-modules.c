@@ -1,8 +1,9 @@
 /* The walk of a git folder's modules/ in the layer: which folders are submodules' git folders
- * that are here (they land, each by git's table as a git folder of its own, mirror/git-landing.c),
- * which the box made (never: their config and hooks would be new here, and nothing of this
- * computer's vouches for their objects' source), and what is neither. A folder is a git folder
- * when it holds a HEAD file, as git itself decides; here, not the box's word for it. */
+ * that are here (they land, each by git's table as a git folder of its own,
+ * mirror/git/git-landing.c), which the box made (never: their config and hooks would be new here,
+ * and nothing of this computer's vouches for their objects' source), and what is neither. A folder
+ * is a git folder when it holds a HEAD file, as git itself decides; here, not the box's word for
+ * it. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "mirror/git-modules.h"
+#include "mirror/git/git-modules.h"
 #include "mirror/walk.h"
 #include "src/base/util.h"
 

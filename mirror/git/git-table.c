@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "mirror/git-table.h"
+#include "mirror/git/git-table.h"
 
 static const char config_why[] =
     "git's config never lands: a remote, core.hooksPath, core.fsmonitor or a filter in it "
@@ -30,7 +30,7 @@ static const struct {
      "info/ never lands: attributes name filters that run here; exclude and sparse-checkout "
      "change what git shows"},
     /* Submodules' git folders: each one here lands by this table as a git folder of its own
-     * (mirror/git-modules.c walks modules/ before this table is read), so its config and hooks
+     * (mirror/git/git-modules.c walks modules/ before this table is read), so its config and hooks
      * are refused as the top one's are. Nothing else under modules/ lands. */
     {"modules/", CP_GIT_REFUSED,
      "modules/ holds submodules' git folders, each landing by git's table on its own"},
@@ -47,14 +47,14 @@ static const struct {
      "an alternate never lands: it would make this repository read objects from elsewhere"},
     {"objects/info/", CP_GIT_REFUSED, "objects/info/ never lands"},
     /* Packs: added only, each pack with its index (and reverse index) checked by git
-     * index-pack --verify --strict here first; mirror/git-landing.c names what else is in the
+     * index-pack --verify --strict here first; mirror/git/git-landing.c names what else is in the
      * folder (a .keep lands with its pack; bitmaps, mtimes, .promisor never do). */
     {"objects/pack/", CP_GIT_PACK, NULL},
     {"shallow", CP_GIT_REFUSED, "a shallow change never lands: it can drop history here"},
     {"sequencer/", CP_GIT_REFUSED, state_why},
     {"rebase-merge/", CP_GIT_REFUSED, state_why},
     {"rebase-apply/", CP_GIT_REFUSED, state_why},
-    /* Objects: added only (mirror/git-landing.c checks each against its name). */
+    /* Objects: added only (mirror/git/git-landing.c checks each against its name). */
     {"objects/", CP_GIT_OBJECT, NULL},
     /* Refs: checked, not copied. */
     {"refs/heads/", CP_GIT_REF, NULL},

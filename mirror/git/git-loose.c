@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "mirror/git-loose.h"
+#include "mirror/git/git-loose.h"
 #include "src/base/util.h"
 
 #define HEAD_MAX 4096

@@ -1,5 +1,5 @@
 /* Landing the top .git's changes from the container's layer by git's own table
- * (mirror/git-table.c), and each submodule's git folder that is here by the same table on its
+ * (mirror/git/git-table.c), and each submodule's git folder that is here by the same table on its
  * own (a submodule's folder before the folder holding it). In each: loose objects first, each
  * checked against its name and added only; then the index, logs and state files; then refs, each
  * checked (it names an object here, a tag is new, a move that is not a fast-forward is recorded in

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mirror/git-commits.h"
-#include "mirror/git-run.h"
+#include "mirror/git/git-commits.h"
+#include "mirror/git/git-run.h"
 #include "mirror/walk.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
