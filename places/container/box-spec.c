@@ -49,7 +49,7 @@ static json_object *mounts(const struct cp_box_spec *s)
     json_object *a = json_object_new_array();
     json_object_array_add(a, s->layer != NULL ? volume_mount(s->layer, s->workdir)
                                               : bind_mount(s->workdir, s->workdir, false));
-    /* The top .git is seen through the layer and lands by git's table (mirror/git-table.c);
+    /* The top .git is seen through the layer and lands by git's table (mirror/git/git-table.c);
      * every other one (submodules', nested repositories', worktrees' files) stays read-only.
      * A .git made during the run stays in the layer: the gate never lands one. */
     cleanup_free char *top = s->layer != NULL ? xasprintf("%s/.git", s->workdir) : NULL;

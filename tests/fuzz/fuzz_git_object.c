@@ -1,5 +1,5 @@
-/* Fuzz target: what the git gate reads from a box's .git (mirror/git-landing.c,
- * mirror/git-table.c): a loose object's bytes through the inflate, header and hash check, under
+/* Fuzz target: what the git gate reads from a box's .git (mirror/git/git-landing.c,
+ * mirror/git/git-table.c): a loose object's bytes through the inflate, header and hash check, under
  * a SHA-1 and a SHA-256 name; and the same bytes as a path through the table and as a ref name
  * through git's ref-name rules. */
 #define _GNU_SOURCE
@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mirror/git-landing.h"
-#include "mirror/git-table.h"
+#include "mirror/git/git-landing.h"
+#include "mirror/git/git-table.h"
 #include "src/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -22,10 +22,10 @@
 
 #include <cmocka.h>
 
-#include "mirror/git-landing.h"
-#include "mirror/git-loose.h"
-#include "mirror/git-modules.h"
-#include "mirror/git-table.h"
+#include "mirror/git/git-landing.h"
+#include "mirror/git/git-loose.h"
+#include "mirror/git/git-modules.h"
+#include "mirror/git/git-table.h"
 #include "src/base/spawn.h"
 #include "src/base/util.h"
 #include "tests/unit/put-file.h"
