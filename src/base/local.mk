@@ -29,7 +29,7 @@ libconch_la_SOURCES += \
 	src/base/keyless.c src/base/keyless.h \
 	src/base/git-hooks/git-hooks.c src/base/git-hooks/git-hooks.h \
 	src/base/git-hooks/git-hooks-int.h src/base/git-hooks/git-config-text.c \
-	src/base/git-hooks/git-repos.c src/base/git-hooks/yarn-rc.c \
+	src/base/git-hooks/git-repos.c src/base/git-hooks/yarn-rc.c src/base/git-hooks/named-paths.c \
 	src/base/progress.c src/base/progress.h \
 	src/base/strvec.c src/base/strvec.h \
 	src/base/clock.c src/base/clock.h \

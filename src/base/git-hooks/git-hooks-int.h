@@ -26,7 +26,7 @@ void cp_git_hooks_read_config(const char *path, struct found *f, int depth);
 /* An include's path: "~/" from $HOME, a relative one from the including file's folder. */
 char *cp_git_hooks_include_target(const char *from, const char *v);
 
-/* Adds abs, relative to workdir, when it lies inside it (git-hooks.c); "." only if folder_ok. */
+/* Adds abs, relative to workdir, when it lies inside it (named-paths.c); "." only if folder_ok. */
 void cp_git_hooks_add_inside(struct cp_strvec *out, const char *abs, const char *workdir,
                              bool folder_ok);
 /* A value git reads as a path, "~/" from $HOME, a relative one from the repository's top. */

@@ -1,5 +1,5 @@
-/* Checking config.json's values: each preference, the per-folder egress lists and the
- * protected names, so that a bad value stops every command, named (settings-int.h). */
+/* Checking config.json's values: each preference, the per-folder egress lists (an item read
+ * with its mode) and the protected names, so that a bad value stops every command, named. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,16 +7,47 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "src/base/settings/settings.h"
 #include "src/base/hostname.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
 #include "src/base/places-list.h"
 #include "src/base/settings/settings-int.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
 
 /* A whole system bundle is about 200 KiB; a file of 16 MiB is no CA bundle but a mistake. */
 #define CA_FILE_MAX (16 * 1024 * 1024)
+
+static const char *const mode_names[] = {
+    [CP_HOST_READ] = "read",
+    [CP_HOST_WRITE] = "write",
+    [CP_HOST_PASS] = "pass-through",
+};
+
+const char *cp_host_mode_name(enum cp_host_mode mode)
+{
+    return (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "read";
+}
+
+bool cp_config_mode_parse(const char *name, enum cp_host_mode *out)
+{
+    for (size_t i = 0; name != NULL && i < ARRAY_SIZE(mode_names); i++)
+        if (strcmp(name, mode_names[i]) == 0) {
+            *out = (enum cp_host_mode)i;
+            return true;
+        }
+    return false;
+}
+
+const char *cp_config_egress_item(json_object *item, enum cp_host_mode *mode_out)
+{
+    *mode_out = CP_HOST_READ;
+    if (json_object_is_type(item, json_type_string))
+        return json_object_get_string(item);
+    if (!cp_config_mode_parse(cp_json_str(item, "mode"), mode_out))
+        *mode_out = CP_HOST_READ;
+    return cp_json_str(item, "host");
+}
 
 static const char *const pref_keys[] = {
     "place",         "image",          "engine",           "cloud.api_url",

@@ -1,36 +1,14 @@
-/* The per-folder egress entries of config.json: found under a folder's real path, their items
- * read with their modes, and changed by hosts add, remove and allow-all (settings-int.h). */
+/* The per-folder egress entries of config.json: found under a folder's real path, and changed
+ * by hosts add, remove and allow-all (an item and its mode are read by settings-check.c). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "src/base/settings/settings.h"
-#include "src/base/json.h"
 #include "src/base/settings/settings-int.h"
+#include "src/base/settings/settings.h"
 #include "src/base/util.h"
-
-static const char *const mode_names[] = {
-    [CP_HOST_READ] = "read",
-    [CP_HOST_WRITE] = "write",
-    [CP_HOST_PASS] = "pass-through",
-};
-
-const char *cp_host_mode_name(enum cp_host_mode mode)
-{
-    return (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "read";
-}
-
-bool cp_config_mode_parse(const char *name, enum cp_host_mode *out)
-{
-    for (size_t i = 0; name != NULL && i < ARRAY_SIZE(mode_names); i++)
-        if (strcmp(name, mode_names[i]) == 0) {
-            *out = (enum cp_host_mode)i;
-            return true;
-        }
-    return false;
-}
 
 /* A folder key as written by hand: "/a/b/", "/a//b" or a symlink to the folder all name it.
  * realpath decides where the folder exists; otherwise the spelling without extra slashes. */
@@ -99,16 +77,6 @@ static json_object *egress_entry(struct cp_config *c, const char *folder)
     }
     json_object_object_add(eg, folder, v);
     return v;
-}
-
-const char *cp_config_egress_item(json_object *item, enum cp_host_mode *mode_out)
-{
-    *mode_out = CP_HOST_READ;
-    if (json_object_is_type(item, json_type_string))
-        return json_object_get_string(item);
-    if (!cp_config_mode_parse(cp_json_str(item, "mode"), mode_out))
-        *mode_out = CP_HOST_READ;
-    return cp_json_str(item, "host");
 }
 
 #define NOT_LISTED ((size_t)-1)
