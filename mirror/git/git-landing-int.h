@@ -19,7 +19,8 @@
 struct gl_run {
     json_object *refs, *refused;
     unsigned tmp_counter;
-    bool held; /* test_hold's, once */
+    bool held;       /* test_hold's, once */
+    bool flush_owed; /* copies written out since the last flush */
 };
 
 /* One git folder's landing: the top .git, or a submodule's (mirror/git/git-modules.c). */
@@ -62,8 +63,16 @@ char *cp_gl_read_here(struct gl *g, const char *rel, struct stat *st);
 /* Whether the file here changed during the run (its ctime at or after the run's start). */
 bool cp_gl_changed_here(struct gl *g, const struct stat *st);
 
-/* Copies the layer's rel to a new file name in dirfd here, synced; -1 (nothing left) on failure. */
+/* Copies the layer's rel to a new file name in dirfd here, written out (the kernel starts
+ * writing it) but not flushed, which cp_gl_flush owes; -1 (nothing left) on failure. */
 int cp_gl_copy_to(struct gl *g, const char *rel, int dirfd, const char *name, mode_t mode);
+
+/* The one flush the copies since the last one owe, before a ref that may name them moves: as
+ * git's own core.fsyncMethod=batch does for loose objects, each copy is only written out and
+ * one fsync of the git folder commits them all (ext4's ordered data: the journal commit waits
+ * for the blocks whose writing began), where a flush per file was most of a commit's landing
+ * (eight of them about 4 ms here). 0, or -1 when the flush failed. */
+int cp_gl_flush(struct gl *g);
 
 /* Copies the layer's rel to rel here through a new name in its folder: replace, or added only
  * (an existing one is kept: EEXIST). */

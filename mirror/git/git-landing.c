@@ -140,6 +140,20 @@ static void refuse_module(void *ctx, const char *rel, const char *why)
     cp_gl_refuse(ctx, rel, why);
 }
 
+/* The objects here could not be flushed to disk (an I/O error): no ref moves to name what a
+ * crash may lose. */
+static void refs_wait(struct gl *g)
+{
+    for (size_t i = 0; i < g->files.n; i++) {
+        const char *why = NULL;
+        enum cp_git_kind k = cp_git_table_kind(g->files.v[i], &why);
+        if (k == CP_GIT_REF || k == CP_GIT_TAG || k == CP_GIT_PACKED_REFS || k == CP_GIT_HEAD)
+            cp_gl_refuse(
+                g, g->files.v[i],
+                "its objects could not be flushed to disk here (an I/O error), so no ref moves");
+    }
+}
+
 /* Each git folder's stages: its submodules' folders, whole, before its own objects; then its
  * objects, packs, files, refs, packed-refs, HEAD, and what the box deleted. */
 static void land_stages(struct gl *g)
@@ -157,6 +171,10 @@ static void land_stages(struct gl *g)
             land_file(g, g->files.v[i]);
         else if (k == CP_GIT_REFUSED)
             cp_gl_refuse(g, g->files.v[i], why);
+    }
+    if (!g->o->dry_run && cp_gl_flush(g) < 0) {
+        refs_wait(g);
+        return;
     }
     for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
@@ -199,6 +217,8 @@ static void land_folder(struct gl *g)
         for (size_t i = 0; i < g->files.n; i++)
             cp_gl_refuse(g, g->files.v[i], "under a .git folder (none is here)");
     }
+    if (g->hostfd >= 0 && !g->o->dry_run)
+        cp_gl_flush(g); /* what HEAD's and the last files' copies owe */
     cp_strvec_dispose(&g->files);
     cp_strvec_dispose(&g->whiteouts);
 }
