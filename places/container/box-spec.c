@@ -85,8 +85,8 @@ static json_object *tmpfs(const struct cp_box_spec *s)
     json_object_object_add(t, "/run", json_object_new_string("rw,nosuid,nodev,size=16m"));
     /* Podman copies what is under a tmpfs into it (tmpcopyup) unless told not to: the very
      * keys the cover exists to hide. Docker knows no such option and refuses it. */
-    const char *cover = s->podman ? "ro,nosuid,nodev,noexec,size=64k,mode=0555,notmpcopyup"
-                                  : "ro,nosuid,nodev,noexec,size=64k,mode=0555";
+    const char *cover = s->tmpfs_copies_up ? "ro,nosuid,nodev,noexec,size=64k,mode=0555,notmpcopyup"
+                                           : "ro,nosuid,nodev,noexec,size=64k,mode=0555";
     for (size_t i = 0; s->protected_dirs != NULL && s->protected_dirs[i] != NULL; i++)
         json_object_object_add(t, s->protected_dirs[i], json_object_new_string(cover));
     return t;

@@ -15,7 +15,8 @@ struct cp_box_spec {
     unsigned uid, gid;   /* the user inside the box */
     const char *userns;  /* "keep-id" on rootless Podman, else NULL */
     bool sealed;
-    bool podman; /* the engine copies a folder's contents into a tmpfs unless told not to */
+    bool
+        tmpfs_copies_up; /* the engine copies a folder's contents into a tmpfs unless told not to */
     bool interactive;
     char **gits;            /* sealed: each .git folder or file, bound read-only on itself */
     char **env;             /* "K=V" entries beyond HOME and LANG; borrowed */

@@ -123,7 +123,7 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .gid = s->gid,
         .userns = s->userns,
         .sealed = req->sealed,
-        .podman = strcmp(s->engine->kind, "podman") == 0,
+        .tmpfs_copies_up = s->engine->quirks.tmpfs_copies_up,
         .interactive = req->interactive,
         .gits = s->prot.gits,
         .protected_dirs = s->prot.dirs,
@@ -182,7 +182,7 @@ static int choose_user(struct cp_container_state *s, cp_error_t *err)
     bool rootless = false;
     if (geteuid() == 0 || cp_engine_rootless(s->engine, &rootless, err) < 0 || !rootless)
         return cp_error_code(err);
-    if (strcmp(s->engine->kind, "podman") == 0)
+    if (s->engine->quirks.rootless_keep_id)
         s->userns = "keep-id";
     else
         s->uid = s->gid = 0;
@@ -224,7 +224,7 @@ int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_
     if (cp_image_engine(engine_wanted(req), req->image, saved, &s->engine, &s->image, &s->image_id,
                         err) < 0)
         return cp_error_code(err);
-    s->engine->signal_grace_ms = SIGNAL_GRACE_MS;
+    cp_engine_set_patience(s->engine, SIGNAL_GRACE_MS, 0);
     if (choose_user(s, err) < 0)
         return cp_error_code(err);
     cp_container_report_engine(s->engine, s->image, s->image_id, req->sealed);

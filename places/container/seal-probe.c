@@ -115,15 +115,15 @@ static char *bridge_of(struct cp_engine *e, const char *network)
 {
     cleanup_error cp_error_t err = NULL;
     cleanup_json json_object *net = NULL;
-    bool podman = strcmp(e->kind, "podman") == 0;
+    bool libpod = e->quirks.libpod_routes;
     cleanup_free char *path =
-        xasprintf(podman ? "/libpod/networks/%s/json" : "/networks/%s", network);
+        xasprintf(libpod ? "/libpod/networks/%s/json" : "/networks/%s", network);
     long status = 0;
-    int r = podman ? cp_engine_libpod_call(e, "GET", path, NULL, &status, &net, &err)
+    int r = libpod ? cp_engine_libpod_call(e, "GET", path, NULL, &status, &net, &err)
                    : cp_engine_call_status(e, "GET", path, NULL, &status, &net, &err);
     if (r < 0 || status != 200)
         return NULL;
-    if (podman) {
+    if (libpod) {
         const char *br = cp_json_str(net, "network_interface");
         return br ? xstrdup(br) : NULL;
     }
@@ -147,7 +147,7 @@ static char *firewall_step(struct cp_engine *e, const char *network)
     size_t stem = strlen(br);
     while (stem > 0 && br[stem - 1] >= '0' && br[stem - 1] <= '9')
         stem--;
-    cleanup_free char *all = strcmp(e->kind, "podman") == 0 && stem > 0
+    cleanup_free char *all = e->quirks.numbered_bridges && stem > 0
                                  ? xasprintf(" (or, for every Podman bridge: -i %.*s+ -o %.*s+)",
                                              (int)stem, br, (int)stem, br)
                                  : xstrdup("");

@@ -53,7 +53,7 @@ static bool plain_path(const char *p)
 char *cp_sidecar_join_mode(const struct cp_engine *e, json_object *c)
 {
     const char *id = cp_json_str(c, "Id");
-    if (strcmp(e->kind, "podman") != 0)
+    if (!e->quirks.joins_by_ns_path)
         return id != NULL ? xasprintf("container:%s", id) : NULL;
     json_object *ns = NULL;
     json_object_object_get_ex(c, "NetworkSettings", &ns);

@@ -64,7 +64,7 @@ static json_object *sidecar_host_config(const struct cp_engine *e)
     json_object_object_add(h, "Memory", json_object_new_int64(512LL * 1024 * 1024));
     json_object_object_add(h, "AutoRemove", json_object_new_boolean(1));
     /* On Docker the decisions are read back through the log API: keep it bounded. */
-    if (strcmp(e->kind, "podman") != 0) {
+    if (!e->quirks.own_log_driver) {
         json_object *log = json_object_new_object(), *cfg = json_object_new_object();
         json_object_object_add(cfg, "max-size", json_object_new_string("10m"));
         json_object_object_add(cfg, "max-file", json_object_new_string("2"));
@@ -139,7 +139,7 @@ static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n,
  * first process's number, which must be the sidecar's own (its cgroup names it). */
 static char *pid_mode(const struct cp_engine *e, json_object *c)
 {
-    if (strcmp(e->kind, "podman") != 0)
+    if (!e->quirks.joins_by_ns_path)
         return xasprintf("container:%s", cp_json_str(c, "Id"));
     json_object *state = NULL;
     json_object_object_get_ex(c, "State", &state);
@@ -214,18 +214,18 @@ static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *
  * network namespaces live in a namespace of its own that a box cannot join by path (measured:
  * every sealed box failed to start). Root's engine is taken as rooted, as for the box's user
  * (place-container-prepare.c): Podman's info, which says, took ~1.1 s. */
-static bool rootless_podman(struct cp_engine *e)
+static bool netns_unjoinable(struct cp_engine *e)
 {
     bool rootless = false;
     cleanup_error cp_error_t err = NULL;
-    return strcmp(e->kind, "podman") == 0 && geteuid() != 0 &&
+    return e->quirks.rootless_netns_apart && geteuid() != 0 &&
            (cp_engine_rootless(e, &rootless, &err) < 0 || rootless);
 }
 
 static int hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
                 struct cp_sidecar *s, cp_error_t *err)
 {
-    if (!cp_sidecar_hold_wanted() || s->pid_mode == NULL || rootless_podman(e))
+    if (!cp_sidecar_hold_wanted() || s->pid_mode == NULL || netns_unjoinable(e))
         return 0;
     cleanup_error cp_error_t herr = NULL;
     if (cp_sidecar_hold(e, image, n, s, &herr) < 0) {
@@ -294,13 +294,12 @@ static void ask_ahead(struct cp_engine *e, const char *image, const char *name)
     cleanup_free char *box = xasprintf("/containers/%s/json", name);
     cleanup_free char *holder_name = cp_sidecar_holder_name(name);
     cleanup_free char *holder = xasprintf("/containers/%s/json", holder_name);
-    cleanup_free char *net = strcmp(e->kind, "podman") == 0
-                                 ? xasprintf("/libpod/networks/%s/json", name)
-                                 : xasprintf("/networks/%s", name);
+    cleanup_free char *net = e->quirks.libpod_routes ? xasprintf("/libpod/networks/%s/json", name)
+                                                     : xasprintf("/networks/%s", name);
     cp_engine_prefetch(e, img, false);
-    cp_engine_prefetch(e, net, strcmp(e->kind, "podman") == 0);
+    cp_engine_prefetch(e, net, e->quirks.libpod_routes);
     cp_engine_prefetch(e, box, false);
-    if (cp_sidecar_hold_wanted() && !rootless_podman(e))
+    if (cp_sidecar_hold_wanted() && !netns_unjoinable(e))
         cp_engine_prefetch(e, holder, false);
 }
 

@@ -49,7 +49,7 @@ static json_object *spec_json(bool sealed, bool podman)
                             .uid = 1000,
                             .gid = 1000,
                             .sealed = sealed,
-                            .podman = podman,
+                            .tmpfs_copies_up = podman,
                             .gits = gits,
                             .settings = settings,
                             .copies = copies,
