@@ -36,9 +36,6 @@ struct cp_box_spec {
     const char *cache;      /* sealed: the folder's cache volume (caches.h), or NULL */
 };
 
-/* The sysctls of a box on a sealed network (no IPv6); the caller owns the object. */
-json_object *cp_box_seal_sysctls(void);
-
 /* The POST /containers/create body; the caller owns it. */
 json_object *cp_box_spec_json(const struct cp_box_spec *s);
 

@@ -24,7 +24,7 @@
  *   With no host address in the box's subnet, the box has no route to any address of this
  *   computer, nor to 169.254.0.0/16: its connect() fails at once. The network is checked on
  *   every run (its options, its gateway), so a same-named network made by hand is not joined.
- * - No IPv6 in the box (box-spec.c, cp_box_seal_sysctls): the host keeps an fe80:: address on
+ * - No IPv6 in the box (create-body.c, no_ipv6_sysctls): the host keeps an fe80:: address on
  *   every bridge, internal ones included, which a Podman box reached over IPv6.
  * - No firewall rule of ours: rules are the host's, a firewall reload wipes them, and with no
  *   route there is nothing to filter. The host's firewall can only take away the one path the
