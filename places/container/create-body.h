@@ -18,11 +18,11 @@ struct cp_sealed_body_opts {
     long long memory;        /* bytes, swap included */
     long cpus;               /* whole CPUs */
     bool init;               /* an init as PID 1, which reaps and passes signals on */
-    const char *tmp;         /* the options of a tmpfs on /tmp; NULL: none, /tmp stays read-only */
-    bool auto_remove;
+    const char *tmp;         /* /tmp's tmpfs options; NULL: none (read-only) */
+    bool auto_remove;        /* the engine removes it when it exits */
     bool keep_log;           /* the engine's log driver as it is set; else none */
     const char *network;     /* NetworkMode; NULL: the engine's default */
-    bool no_ipv6;            /* on a sealed network (cp_sealed_create_body says why) */
+    bool no_ipv6;            /* on a sealed network (create-body.c says why) */
     const char *resolver;    /* the one resolver's address (Dns); NULL: the engine's */
 };
 
