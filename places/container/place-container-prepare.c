@@ -11,6 +11,7 @@
 
 #include "places/container/box-spec.h"
 #include "places/container/box.h"
+#include "places/container/create-body.h"
 #include "places/container/images.h"
 #include "places/container/layer.h"
 #include "places/container/place-container-int.h"
@@ -95,12 +96,6 @@ static const char *engine_wanted(const struct cp_run_request *req)
     return saved ? saved : "auto";
 }
 
-static long host_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 2 ? 2 : 1;
-}
-
 /* A sealed box joins its folder's network holder where there is one (sidecar-hold.c), else
  * the folder's internal network. The caller frees it. */
 static char *box_network(const struct cp_container_state *s, const struct cp_run_request *req)
@@ -134,7 +129,7 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .network = network,
         .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
         .env = req->sealed ? s->seal.env : NULL,
-        .cpus = host_cpus(),
+        .cpus = cp_sealed_cpus(),
         .labels = s->labels,
         .layer = s->gated ? s->layer_volume : NULL,
         .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
