@@ -1,7 +1,6 @@
 /* After a container run (behind.h): the job written for `conch-place behind`, and done by it. */
 #include "config.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "places/container/behind.h"
@@ -78,12 +77,11 @@ int cp_container_behind_job(json_object *job, cp_error_t *err)
     const char *kind = cp_json_str(job, "kind");
     const char *version = cp_json_str(job, "version");
     if (json_object_object_get_ex(job, "refill", &refill)) {
-        if (socket == NULL || kind == NULL || version == NULL ||
-            strlen(version) >= sizeof(((struct cp_engine *)NULL)->version))
+        cleanup_engine struct cp_engine *e = socket != NULL && kind != NULL && version != NULL
+                                                 ? cp_engine_recalled(socket, kind, version)
+                                                 : NULL;
+        if (e == NULL)
             return cp_error_make(err, CP_ERR_USAGE, 0, "behind: the job names no engine");
-        struct cp_engine e = {.socket = (char *)socket,
-                              .kind = strcmp(kind, "podman") == 0 ? "podman" : "docker"};
-        snprintf(e.version, sizeof(e.version), "%s", version);
         json_object *may_miss = NULL;
         json_object_object_get_ex(refill, "limits_may_miss", &may_miss);
         struct cp_warm_refill r = {.used_id = cp_json_str(refill, "used_id"),
@@ -92,7 +90,7 @@ int cp_container_behind_job(json_object *job, cp_error_t *err)
                                    .workdir = cp_json_str(refill, "workdir"),
                                    .limits_may_miss = json_object_get_boolean(may_miss)};
         read_next(refill, &r);
-        cp_warm_refill_now(&e, &r);
+        cp_warm_refill_now(e, &r);
     }
     cp_leftovers_sweep_now();
     return 0;

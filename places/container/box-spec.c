@@ -1,22 +1,16 @@
-/* Builds the create body with json-c (never by pasting strings): the seal, row by row. */
+/* The box's create body, built with json-c (never by pasting strings): the seal's rows from
+ * cp_sealed_create_body, then the box's own (its mounts, covers, environment, attachment). */
 #include "config.h"
 
 #include <string.h>
 
 #include "places/container/box-spec.h"
 #include "places/container/caches.h"
+#include "places/container/create-body.h"
 #include "places/container/egress-trust.h"
 #include "src/base/util.h"
 
 #define GIB (1024LL * 1024 * 1024)
-
-static json_object *strv_array(char *const *v)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        json_object_array_add(a, json_object_new_string(v[i]));
-    return a;
-}
 
 static json_object *bind_mount(const char *src, const char *dst, bool ro)
 {
@@ -75,71 +69,29 @@ static json_object *mounts(const struct cp_box_spec *s)
 }
 
 /* Podman adds unbounded writable tmpfs on /var/tmp and /run to read-only boxes unless
- * something is mounted there; bounding them ourselves keeps both engines alike. */
-static json_object *tmpfs(const struct cp_box_spec *s)
+ * something is mounted there; bounding them ourselves keeps both engines alike. Added to the
+ * seal's tmpfs on /tmp (cp_sealed_create_body). */
+static void tmpfs(json_object *t, const struct cp_box_spec *s)
 {
-    json_object *t = json_object_new_object();
-    json_object_object_add(t, "/tmp",
-                           json_object_new_string("rw,exec,nosuid,nodev,size=2g,mode=1777"));
     json_object_object_add(t, "/var/tmp", json_object_new_string("rw,nosuid,nodev,size=64m"));
     json_object_object_add(t, "/run", json_object_new_string("rw,nosuid,nodev,size=16m"));
     /* Podman copies what is under a tmpfs into it (tmpcopyup) unless told not to: the very
      * keys the cover exists to hide. Docker knows no such option and refuses it. */
-    const char *cover = s->podman ? "ro,nosuid,nodev,noexec,size=64k,mode=0555,notmpcopyup"
-                                  : "ro,nosuid,nodev,noexec,size=64k,mode=0555";
+    const char *cover = s->tmpfs_copies_up ? "ro,nosuid,nodev,noexec,size=64k,mode=0555,notmpcopyup"
+                                           : "ro,nosuid,nodev,noexec,size=64k,mode=0555";
     for (size_t i = 0; s->protected_dirs != NULL && s->protected_dirs[i] != NULL; i++)
         json_object_object_add(t, s->protected_dirs[i], json_object_new_string(cover));
-    return t;
 }
 
-/* No IPv6 in a sealed box: the host keeps an IPv6 link-local address on every bridge, internal
- * ones included, and a box with IPv6 reached it there (Podman/CNI, measured: fe80::...%eth0
- * answered a listener on ::). Docker already does this for boxes on networks without IPv6;
- * saying it keeps both engines alike. The box's /proc/sys is read-only and it has no
- * CAP_NET_ADMIN, so it cannot turn IPv6 back on. */
-json_object *cp_box_seal_sysctls(void)
+/* The box's own rows beyond the seal's: its mounts and user namespace. */
+static void host_config(json_object *h, const struct cp_box_spec *s)
 {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "net.ipv6.conf.all.disable_ipv6", json_object_new_string("1"));
-    json_object_object_add(o, "net.ipv6.conf.default.disable_ipv6", json_object_new_string("1"));
-    return o;
-}
-
-static json_object *host_config(const struct cp_box_spec *s)
-{
-    json_object *h = json_object_new_object();
-    json_object_object_add(h, "CapDrop", strv_array((char *[]){"ALL", NULL}));
-    json_object_object_add(h, "SecurityOpt", strv_array((char *[]){"no-new-privileges", NULL}));
-    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    json_object_object_add(h, "Tmpfs", tmpfs(s));
+    json_object *t = NULL;
+    json_object_object_get_ex(h, "Tmpfs", &t);
+    tmpfs(t, s);
     json_object_object_add(h, "Mounts", mounts(s));
-    json_object_object_add(h, "PidsLimit", json_object_new_int64(512));
-    json_object_object_add(h, "Memory", json_object_new_int64(4 * GIB));
-    json_object_object_add(h, "MemorySwap", json_object_new_int64(4 * GIB));
-    json_object_object_add(h, "NanoCpus", json_object_new_int64(s->cpus * 1000000000LL));
-    json_object_object_add(h, "Init", json_object_new_boolean(1));
-    json_object_object_add(h, "AutoRemove", json_object_new_boolean(0));
-    json_object *log = json_object_new_object();
-    json_object_object_add(log, "Type", json_object_new_string("none"));
-    json_object_object_add(h, "LogConfig", log);
-    if (s->network != NULL)
-        json_object_object_add(h, "NetworkMode", json_object_new_string(s->network));
-    /* A box joining a holder's namespace takes its network as the holder was made: Docker
-     * refuses a resolver or net sysctls of its own there. Podman's ns: mode takes a resolver
-     * (the sidecar's address, as on the network) and would set the sysctls on the holder's. */
-    bool in_holder = s->network != NULL && strncmp(s->network, "container:", 10) == 0;
-    bool joins = in_holder || (s->network != NULL && strncmp(s->network, "ns:", 3) == 0);
-    if (s->sealed && s->network != NULL && !joins)
-        json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
     if (s->userns != NULL)
         json_object_object_add(h, "UsernsMode", json_object_new_string(s->userns));
-
-    /* Docker's embedded resolver still answers at 127.0.0.11 on a user network; its upstream
-     * is made one that answers nothing, never a loopback one (dialled from the host before
-     * CVE-2024-29018's fix). */
-    if (s->no_dns != NULL && !in_holder)
-        json_object_object_add(h, "Dns", strv_array((char *[]){(char *)s->no_dns, NULL}));
-    return h;
 }
 
 /* git in a box seen through the layer makes no automatic maintenance: a gc there would pack
@@ -172,33 +124,40 @@ static json_object *environment(const struct cp_box_spec *s)
     return a;
 }
 
-static json_object *labels(const struct cp_box_spec *s)
+/* A box joining a holder's namespace takes its network as the holder was made: Docker refuses
+ * a resolver or net sysctls of its own there. Podman's ns: mode takes a resolver (the sidecar's
+ * address, as on the network) and would set the sysctls on the holder's. Docker's embedded
+ * resolver still answers at 127.0.0.11 on a user network; its upstream is made one that answers
+ * nothing, never a loopback one (dialled from the host before CVE-2024-29018's fix). */
+static void network(struct cp_sealed_body_opts *o, const struct cp_box_spec *s)
 {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "conch.work", json_object_new_string("1"));
-    for (size_t i = 0; s->labels != NULL && s->labels[i] != NULL; i++) {
-        const char *eq = strchr(s->labels[i], '=');
-        if (eq == NULL)
-            continue;
-        cleanup_free char *k = strndup(s->labels[i], (size_t)(eq - s->labels[i]));
-        json_object_object_add(o, k, json_object_new_string(eq + 1));
-    }
-    return o;
+    bool in_holder = s->network != NULL && strncmp(s->network, "container:", 10) == 0;
+    bool joins = in_holder || (s->network != NULL && strncmp(s->network, "ns:", 3) == 0);
+    o->network = s->network;
+    o->no_ipv6 = s->sealed && s->network != NULL && !joins;
+    o->resolver = !in_holder ? s->no_dns : NULL;
 }
 
 json_object *cp_box_spec_json(const struct cp_box_spec *s)
 {
-    json_object *c = json_object_new_object();
-    json_object_object_add(c, "Image", json_object_new_string(s->image));
-    if (s->argv != NULL)
-        json_object_object_add(c, "Cmd", strv_array(s->argv));
-    /* An image's entrypoint would wrap the command in something we did not ask for. */
-    json_object_object_add(c, "Entrypoint", json_object_new_array());
     cleanup_free char *user = xasprintf("%u:%u", s->uid, s->gid);
-    json_object_object_add(c, "User", json_object_new_string(user));
+    struct cp_sealed_body_opts o = {
+        .image = s->image,
+        .user = user,
+        /* An image's entrypoint would wrap the command in something we did not ask for. */
+        .entrypoint = (char *[]){NULL},
+        .cmd = s->argv,
+        .env = environment(s),
+        .labels = cp_body_work_labels(s->labels),
+        .pids = 512,
+        .memory = 4 * GIB,
+        .cpus = s->cpus,
+        .init = true,
+        .tmp = "rw,exec,nosuid,nodev,size=2g,mode=1777",
+    };
+    network(&o, s);
+    json_object *c = cp_sealed_create_body(&o);
     json_object_object_add(c, "WorkingDir", json_object_new_string(s->workdir));
-    json_object_object_add(c, "Env", environment(s));
-    json_object_object_add(c, "Labels", labels(s));
     json_object_object_add(c, "Tty", json_object_new_boolean(0));
     json_object_object_add(c, "OpenStdin", json_object_new_boolean(s->interactive));
     json_object_object_add(c, "StdinOnce", json_object_new_boolean(s->interactive));
@@ -206,6 +165,6 @@ json_object *cp_box_spec_json(const struct cp_box_spec *s)
     json_object_object_add(c, "AttachStdout", json_object_new_boolean(1));
     json_object_object_add(c, "AttachStderr", json_object_new_boolean(1));
     json_object_object_add(c, "StopTimeout", json_object_new_int(2));
-    json_object_object_add(c, "HostConfig", host_config(s));
+    host_config(cp_sealed_host_config(c), s);
     return c;
 }

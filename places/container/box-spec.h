@@ -15,7 +15,8 @@ struct cp_box_spec {
     unsigned uid, gid;   /* the user inside the box */
     const char *userns;  /* "keep-id" on rootless Podman, else NULL */
     bool sealed;
-    bool podman; /* the engine copies a folder's contents into a tmpfs unless told not to */
+    bool
+        tmpfs_copies_up; /* the engine copies a folder's contents into a tmpfs unless told not to */
     bool interactive;
     char **gits;            /* sealed: each .git folder or file, bound read-only on itself */
     char **env;             /* "K=V" entries beyond HOME and LANG; borrowed */
@@ -34,9 +35,6 @@ struct cp_box_spec {
     char **ca_paths;        /* bound read-only at these paths; NULL: the image's own */
     const char *cache;      /* sealed: the folder's cache volume (caches.h), or NULL */
 };
-
-/* The sysctls of a box on a sealed network (no IPv6); the caller owns the object. */
-json_object *cp_box_seal_sysctls(void);
 
 /* The POST /containers/create body; the caller owns it. */
 json_object *cp_box_spec_json(const struct cp_box_spec *s);

@@ -238,10 +238,10 @@ static int exited_status(struct cp_engine *e, const char *id, int *status_out, c
     return 1;
 }
 
-/* Podman's compatible wait polls every 250 ms; its own wait takes an interval. */
+/* Podman's compatible wait polls every 250 ms; its own (libpod's) wait takes an interval. */
 static char *wait_path(const struct cp_engine *e, const char *id)
 {
-    if (strcmp(e->kind, "podman") == 0)
+    if (e->quirks.libpod_routes)
         return xasprintf("/libpod/containers/%s/wait?condition=stopped&condition=exited"
                          "&interval=10ms",
                          id);
@@ -261,7 +261,7 @@ static int64_t wait_code(json_object *reply)
  * already waits for the exit it is processing. */
 static int look_a_few_times(struct cp_engine *e, const char *id, int *status_out, cp_error_t *err)
 {
-    int looks = strcmp(e->kind, "podman") == 0 ? PODMAN_LOOKS : 1;
+    int looks = e->quirks.exit_recorded_late ? PODMAN_LOOKS : 1;
     for (int i = 0; i < looks; i++) {
         int r = exited_status(e, id, status_out, err);
         if (r != 0)

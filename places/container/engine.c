@@ -61,6 +61,12 @@ static struct cp_http_req engine_req(const struct cp_engine *e, const char *meth
                                 .signal_grace_ms = e->signal_grace_ms};
 }
 
+void cp_engine_set_patience(struct cp_engine *e, long signal_grace_ms, long timeout_ms)
+{
+    e->signal_grace_ms = signal_grace_ms;
+    e->timeout_ms = timeout_ms;
+}
+
 void cp_engine_prefetch(struct cp_engine *e, const char *path, bool libpod)
 {
     if (e->n_ahead == CP_ENGINE_AHEAD_MAX)
@@ -148,8 +154,7 @@ static int ping(struct cp_engine *e, cp_error_t *err)
     if (minor > CLIENT_MAX_MINOR)
         minor = CLIENT_MAX_MINOR;
     snprintf(e->version, sizeof(e->version), "%d.%d", CLIENT_MAX_MAJOR, minor);
-    e->kind = cp_http_header(&resp, "Libpod-Api-Version", libpod, sizeof(libpod)) == 0 ? "podman"
-                                                                                       : "docker";
+    cp_engine_identify(e, cp_http_header(&resp, "Libpod-Api-Version", libpod, sizeof(libpod)) == 0);
     return 0;
 }
 
@@ -174,7 +179,7 @@ int cp_engine_open(const char *socket, struct cp_engine **out, cp_error_t *err)
 static bool broken_service(const struct cp_engine *e, long status, json_object *reply)
 {
     const char *msg = cp_json_str(reply, "message"), *cause = cp_json_str(reply, "cause");
-    return strcmp(e->kind, "podman") == 0 && status == 500 &&
+    return e->quirks.broken_pipe_sticks && status == 500 &&
            ((msg != NULL && strstr(msg, "broken pipe") != NULL) ||
             (cause != NULL && strstr(cause, "broken pipe") != NULL));
 }
@@ -356,15 +361,15 @@ int cp_engine_rootless(struct cp_engine *e, bool *out, cp_error_t *err)
     }
     cleanup_json json_object *info = NULL;
     long status = 0;
-    bool podman = strcmp(e->kind, "podman") == 0;
-    int r = podman ? cp_engine_libpod_call(e, "GET", "/libpod/info", NULL, &status, &info, err)
+    bool libpod = e->quirks.libpod_routes;
+    int r = libpod ? cp_engine_libpod_call(e, "GET", "/libpod/info", NULL, &status, &info, err)
                    : cp_engine_call_status(e, "GET", "/info", NULL, &status, &info, err);
     if (r < 0 || status != 200)
         return r < 0 ? cp_error_wrap(err, "asking the engine how it runs")
                      : cp_error_make(err, CP_ERR_FAILED, 0,
                                      "asking the engine how it runs: HTTP %ld", status);
     json_object *host = NULL, *security = NULL, *opts = NULL, *rootless = NULL;
-    if (podman) {
+    if (libpod) {
         json_object_object_get_ex(info, "host", &host);
         json_object_object_get_ex(host, "security", &security);
         json_object_object_get_ex(security, "rootless", &rootless);

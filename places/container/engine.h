@@ -13,11 +13,48 @@
 
 #define CP_ENGINE_AHEAD_MAX 8
 
+/* What one engine does differently from the other, each named for what it does, so that the
+ * code that meets a difference reads the difference and not the engine's name. Set once, with
+ * the kind, where the engine is found (engine-discover.c); all false is Docker's behaviour. */
+struct cp_engine_quirks {
+    /* libpod's own routes answer beside the Docker API's, and are the ones asked where they
+     * say more: a wait that takes a poll interval, an info that says whether it runs without
+     * root, networks made and read with their own fields (a bridge's name, a gateway). */
+    bool libpod_routes;
+    /* A box's exit is recorded a few ms after its output ends (conmon reaps, then writes). */
+    bool exit_recorded_late;
+    /* An exited box's status is known before its network is torn down. Where it is not
+     * (Docker's inspect and wait answer after the teardown), the die event, which comes
+     * before, tells the exit sooner. */
+    bool exit_known_before_teardown;
+    /* A broken pipe to one of its helpers fails every call until the service is restarted. */
+    bool broken_pipe_sticks;
+    /* What lies under a tmpfs is copied into it unless the mount says notmpcopyup. */
+    bool tmpfs_copies_up;
+    /* Without root, keep-id maps the person's uid into the box; otherwise only root can
+     * stand for the person there. */
+    bool rootless_keep_id;
+    /* A box joins another's network or PID namespace by its file (ns:PATH): container:ID ties
+     * the two together (the other cannot be removed while the box exists). */
+    bool joins_by_ns_path;
+    /* Without root, its network namespaces live inside a namespace of their own, which a box
+     * cannot join by path. */
+    bool rootless_netns_apart;
+    /* Its bridges are named with a trailing number (cni-podman0, podman1...). */
+    bool numbered_bridges;
+    /* A box's log stays with the engine's own driver: json-file's bounds are not asked. */
+    bool own_log_driver;
+    /* A box's standard input is closed when an attach to it ends: a second attach's input
+     * never arrives. */
+    bool stdin_closes_after_attach;
+};
+
 struct cp_engine {
     char *socket;     /* the unix socket that answered */
-    const char *kind; /* "docker" or "podman", as the engine says of itself */
-    char version[16]; /* the negotiated API version, e.g. "1.41" */
-    CURL *curl;       /* kept for the connection's reuse */
+    const char *kind; /* "docker" or "podman", as the engine says of itself: for words */
+    struct cp_engine_quirks quirks; /* what that kind does differently; set with kind */
+    char version[16];               /* the negotiated API version, e.g. "1.41" */
+    CURL *curl;                     /* kept for the connection's reuse */
     /* Per call: how long a call may go on after a signal (cp_http_req), and a time-out;
      * 0 for none. A run sets a grace; its clean-up after a signal sets a time-out instead. */
     long signal_grace_ms;
@@ -36,6 +73,18 @@ struct cp_engine {
     } ahead[CP_ENGINE_AHEAD_MAX];
     size_t n_ahead;
 };
+
+/* The kind the engine's /_ping says (libpod_api: it sent a Libpod-Api-Version), with its
+ * quirks (engine-discover.c, the one place an engine's kind is told apart). */
+void cp_engine_identify(struct cp_engine *e, bool libpod_api);
+
+/* An engine found before, by another process of ours (a job run behind): its socket, its kind
+ * and the API version negotiated then. NULL when the record cannot be one. The caller's. */
+struct cp_engine *cp_engine_recalled(const char *socket, const char *kind, const char *version);
+
+/* How long a call may go on after a signal (0: as long as it takes), and a time-out for each
+ * call (0: none). */
+void cp_engine_set_patience(struct cp_engine *e, long signal_grace_ms, long timeout_ms);
 
 /* Sends GET path (libpod: one of libpod's own routes) now, on a connection of its own, so that
  * several answers are made at once: the call of the same GET that comes next takes its answer.

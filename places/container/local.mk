@@ -6,6 +6,7 @@ libconch_la_SOURCES += \
 	places/container/engine-start.c places/container/engine-start.h \
 	places/container/rootless.c places/container/rootless.h \
 	places/container/stream.c places/container/stream.h \
+	places/container/create-body.c places/container/create-body.h \
 	places/container/box-spec.c places/container/box-spec.h \
 	places/container/box.c places/container/box.h \
 	places/container/layer-volume.c places/container/layer-volume.h \

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "places/container/box.h"
+#include "places/container/create-body.h"
 #include "places/container/engine.h"
 #include "places/container/hostconf.h"
 #include "places/container/images.h"
@@ -167,54 +168,33 @@ const char *cp_npm_default_host(void)
 
 /* ---- the work image's npm ---- */
 
-static json_object *strv_json(const char *const *v)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; v[i] != NULL; i++)
-        json_object_array_add(a, json_object_new_string(v[i]));
-    return a;
-}
-
 /* The one-shot box: the same npm question, sealed tighter than a work box (no network at all,
- * nothing of the person's mounted, nobody's uid). It keeps its log so the answer can be read. */
+ * nothing of the person's mounted, nobody's uid), from the seal's body (create-body.c). It keeps
+ * its log so the answer can be read. */
 static json_object *oneshot_spec(const char *image_id)
 {
     /* 127 tells an image without npm from a failure: both engines fail the start otherwise. */
-    static const char *const cmd[] = {
+    static char *const cmd[] = {
         "sh", "-c",
         "command -v npm >/dev/null || exit 127; exec npm config get registry "
         "--userconfig /dev/null/user --globalconfig /dev/null/global",
         NULL};
-    json_object *h = json_object_new_object();
-    json_object_object_add(h, "NetworkMode", json_object_new_string("none"));
-    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    json_object_object_add(h, "CapDrop", strv_json((const char *const[]){"ALL", NULL}));
-    json_object_object_add(h, "SecurityOpt",
-                           strv_json((const char *const[]){"no-new-privileges", NULL}));
-    json_object *t = json_object_new_object();
-    json_object_object_add(t, "/tmp", json_object_new_string("rw,nosuid,nodev,size=64m"));
-    json_object_object_add(h, "Tmpfs", t);
-    json_object_object_add(h, "PidsLimit", json_object_new_int64(64));
-    json_object_object_add(h, "Memory", json_object_new_int64(512LL << 20));
-    json_object *c = json_object_new_object();
-    json_object_object_add(c, "Image", json_object_new_string(image_id));
-    json_object_object_add(c, "Cmd", strv_json(cmd));
-    json_object_object_add(c, "Entrypoint", json_object_new_array());
-    json_object_object_add(c, "User", json_object_new_string("65534:65534"));
-    json_object_object_add(c, "Env", strv_json((const char *const[]){"HOME=/tmp", NULL}));
-    json_object *labels = json_object_new_object();
-    json_object_object_add(labels, "conch.work", json_object_new_string("1"));
     cleanup_strv char **owner = cp_box_owner_labels();
-    for (size_t i = 0; owner[i] != NULL; i++) {
-        char *eq = strchr(owner[i], '=');
-        if (eq != NULL) {
-            *eq = '\0';
-            json_object_object_add(labels, owner[i], json_object_new_string(eq + 1));
-        }
-    }
-    json_object_object_add(c, "Labels", labels);
-    json_object_object_add(c, "HostConfig", h);
-    return c;
+    struct cp_sealed_body_opts o = {
+        .image = image_id,
+        .entrypoint = (char *[]){NULL},
+        .cmd = cmd,
+        .env = cp_body_strv((char *[]){"HOME=/tmp", NULL}),
+        .user = "65534:65534",
+        .labels = cp_body_work_labels(owner),
+        .pids = 64,
+        .memory = 512LL << 20,
+        .cpus = cp_sealed_cpus(),
+        .tmp = "rw,nosuid,nodev,size=64m",
+        .keep_log = true,
+        .network = "none",
+    };
+    return cp_sealed_create_body(&o);
 }
 
 /* The first http(s) address in the box's output (frame headers and all). */

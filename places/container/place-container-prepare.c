@@ -12,6 +12,7 @@
 
 #include "places/container/box-spec.h"
 #include "places/container/box.h"
+#include "places/container/create-body.h"
 #include "places/container/images.h"
 #include "places/container/layer-volume.h"
 #include "places/container/place-container-int.h"
@@ -97,12 +98,6 @@ static const char *engine_wanted(const struct cp_run_request *req)
     return saved ? saved : "auto";
 }
 
-static long host_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 2 ? 2 : 1;
-}
-
 /* A sealed box joins its folder's network holder where there is one (sidecar-hold.c), else
  * the folder's internal network. The caller frees it. */
 static char *box_network(const struct cp_container_state *s, const struct cp_run_request *req)
@@ -125,7 +120,7 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .gid = s->gid,
         .userns = s->userns,
         .sealed = req->sealed,
-        .podman = strcmp(s->engine->kind, "podman") == 0,
+        .tmpfs_copies_up = s->engine->quirks.tmpfs_copies_up,
         .interactive = req->interactive,
         .gits = s->prot.gits,
         .protected_dirs = s->prot.dirs,
@@ -136,7 +131,7 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .network = network,
         .no_dns = req->sealed ? s->seal.sidecar.ip : NULL,
         .env = req->sealed ? s->seal.env : NULL,
-        .cpus = host_cpus(),
+        .cpus = cp_sealed_cpus(),
         .labels = s->labels,
         .layer = s->gated ? s->layer_volume : NULL,
         .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
@@ -184,7 +179,7 @@ static int choose_user(struct cp_container_state *s, cp_error_t *err)
     bool rootless = false;
     if (geteuid() == 0 || cp_engine_rootless(s->engine, &rootless, err) < 0 || !rootless)
         return cp_error_code(err);
-    if (strcmp(s->engine->kind, "podman") == 0)
+    if (s->engine->quirks.rootless_keep_id)
         s->userns = "keep-id";
     else
         s->uid = s->gid = 0;
@@ -250,7 +245,7 @@ int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_
     if (cp_image_engine(engine_wanted(req), req->image, saved, &s->engine, &s->image, &s->image_id,
                         err) < 0)
         return cp_error_code(err);
-    s->engine->signal_grace_ms = SIGNAL_GRACE_MS;
+    cp_engine_set_patience(s->engine, SIGNAL_GRACE_MS, 0);
     if (choose_user(s, err) < 0)
         return cp_error_code(err);
     cp_container_report_engine(s->engine, s->image, s->image_id, req->sealed);

@@ -62,8 +62,9 @@ static int run_fresh(struct cp_container_state *s, const char *id, const struct 
     cleanup_buf struct cp_buf early;
     cp_buf_init(&early, 1 << 20);
     __attribute__((cleanup(cp_exit_watch_dispose))) struct cp_exit_watch died = {.fd = -1};
-    /* Docker's inspect waits for the box's network to be torn down; Podman's needs no help. */
-    if (strcmp(s->engine->kind, "docker") == 0)
+    /* Where an exit's inspect waits for the box's network to be torn down (Docker), the die
+     * event tells it sooner; Podman's needs no help. */
+    if (!s->engine->quirks.exit_known_before_teardown)
         cp_exit_watch_open(s->engine, id, &died);
     if (attach_and_start(s->engine, id, req->interactive, &fd, &early, err) < 0)
         return cp_error_code(err);
@@ -191,8 +192,7 @@ static int get_box(struct cp_container_state *s, bool *warm_out, char **id_out, 
  * made it: its name, chosen ahead, finds it. */
 static void remove_after_failure(struct cp_container_state *s, const char *id)
 {
-    s->engine->signal_grace_ms = 0;
-    s->engine->timeout_ms = CLEANUP_MS;
+    cp_engine_set_patience(s->engine, 0, CLEANUP_MS);
     cleanup_error cp_error_t rm_err = NULL;
     if (cp_box_remove(s->engine, id != NULL ? id : s->name, &rm_err) < 0)
         cp_say("%s; 'conch-place clean' removes it later", rm_err->msg);

@@ -119,7 +119,9 @@ static json_object *seal_of(json_object *box, json_object *net)
                            networks_of(get(get(net, "NetworkSettings"), "Networks")));
     json_object_object_add(s, "network_holder", net != box ? copy(net, "Id") : NULL);
     json_object_object_add(s, "dns", copy(get(net, "HostConfig"), "Dns"));
-    json_object_object_add(s, "cap_drop", copy(h, "CapDrop"));
+    /* Read back, not written: the one writer of a create body's CapDrop is create-body.c. */
+    json_object *cap_drop = copy(h, "CapDrop");
+    json_object_object_add(s, "cap_drop", cap_drop);
     json_object_object_add(s, "cap_add", copy(h, "CapAdd"));
     json_object_object_add(
         s, "no_new_privileges",

@@ -11,8 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "places/container/box-spec.h"
 #include "places/container/box.h"
+#include "places/container/create-body.h"
 #include "places/container/egress-image.h"
 #include "places/container/seal-probe.h"
 #include "src/base/json.h"
@@ -22,58 +22,24 @@
 #define TARGETS_MAX 200
 #define BRIDGE_NAME "com.docker.network.bridge.name"
 
-static json_object *strv_json(char *const *v)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        json_object_array_add(a, json_object_new_string(v[i]));
-    return a;
-}
-
-/* Owner labels, so that a crash's probe box is swept like any leftover box. */
-static json_object *probe_labels(void)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "conch.work", json_object_new_string("1"));
-    cleanup_strv char **owner = cp_box_owner_labels();
-    for (size_t i = 0; owner[i] != NULL; i++) {
-        char *eq = strchr(owner[i], '=');
-        if (eq == NULL)
-            continue;
-        *eq = '\0';
-        json_object_object_add(o, owner[i], json_object_new_string(eq + 1));
-    }
-    return o;
-}
-
-static json_object *probe_host_config(const char *network)
-{
-    json_object *h = json_object_new_object();
-    json_object_object_add(h, "NetworkMode", json_object_new_string(network));
-    json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
-    json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
-    json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
-    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    json_object_object_add(h, "PidsLimit", json_object_new_int64(16));
-    json_object_object_add(h, "Memory", json_object_new_int64(64LL * 1024 * 1024));
-    json_object_object_add(h, "AutoRemove", json_object_new_boolean(0));
-    json_object *log = json_object_new_object();
-    json_object_object_add(log, "Type", json_object_new_string("none"));
-    json_object_object_add(h, "LogConfig", log);
-    return h;
-}
-
+/* The seal's body (create-body.c) on the folder's sealed network, nobody's uid, owner labels so
+ * that a crash's probe box is swept like any leftover box; kept after it exits, for its status. */
 static json_object *probe_body(const char *image, const char *network, char *const *args)
 {
-    json_object *c = json_object_new_object();
-    json_object_object_add(c, "Image", json_object_new_string(image));
-    json_object_object_add(c, "Entrypoint",
-                           strv_json((char *[]){"/conch-place", "seal-probe", NULL}));
-    json_object_object_add(c, "Cmd", strv_json(args));
-    json_object_object_add(c, "User", json_object_new_string("65534:65534"));
-    json_object_object_add(c, "Labels", probe_labels());
-    json_object_object_add(c, "HostConfig", probe_host_config(network));
-    return c;
+    cleanup_strv char **owner = cp_box_owner_labels();
+    struct cp_sealed_body_opts o = {
+        .image = image,
+        .entrypoint = (char *[]){"/conch-place", "seal-probe", NULL},
+        .cmd = args,
+        .user = "65534:65534",
+        .labels = cp_body_work_labels(owner),
+        .pids = 16,
+        .memory = 64LL * 1024 * 1024,
+        .cpus = 1,
+        .network = network,
+        .no_ipv6 = true,
+    };
+    return cp_sealed_create_body(&o);
 }
 
 static int probe_box(struct cp_engine *e, const char *image, const char *network, char *const *args,
@@ -115,15 +81,15 @@ static char *bridge_of(struct cp_engine *e, const char *network)
 {
     cleanup_error cp_error_t err = NULL;
     cleanup_json json_object *net = NULL;
-    bool podman = strcmp(e->kind, "podman") == 0;
+    bool libpod = e->quirks.libpod_routes;
     cleanup_free char *path =
-        xasprintf(podman ? "/libpod/networks/%s/json" : "/networks/%s", network);
+        xasprintf(libpod ? "/libpod/networks/%s/json" : "/networks/%s", network);
     long status = 0;
-    int r = podman ? cp_engine_libpod_call(e, "GET", path, NULL, &status, &net, &err)
+    int r = libpod ? cp_engine_libpod_call(e, "GET", path, NULL, &status, &net, &err)
                    : cp_engine_call_status(e, "GET", path, NULL, &status, &net, &err);
     if (r < 0 || status != 200)
         return NULL;
-    if (podman) {
+    if (libpod) {
         const char *br = cp_json_str(net, "network_interface");
         return br ? xstrdup(br) : NULL;
     }
@@ -147,7 +113,7 @@ static char *firewall_step(struct cp_engine *e, const char *network)
     size_t stem = strlen(br);
     while (stem > 0 && br[stem - 1] >= '0' && br[stem - 1] <= '9')
         stem--;
-    cleanup_free char *all = strcmp(e->kind, "podman") == 0 && stem > 0
+    cleanup_free char *all = e->quirks.numbered_bridges && stem > 0
                                  ? xasprintf(" (or, for every Podman bridge: -i %.*s+ -o %.*s+)",
                                              (int)stem, br, (int)stem, br)
                                  : xstrdup("");

@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/container/box-spec.h"
 #include "places/container/box.h"
+#include "places/container/create-body.h"
 #include "places/container/sidecar-names.h"
 #include "places/container/sidecar.h"
 #include "src/base/json.h"
@@ -53,7 +53,7 @@ static bool plain_path(const char *p)
 char *cp_sidecar_join_mode(const struct cp_engine *e, json_object *c)
 {
     const char *id = cp_json_str(c, "Id");
-    if (strcmp(e->kind, "podman") != 0)
+    if (!e->quirks.joins_by_ns_path)
         return id != NULL ? xasprintf("container:%s", id) : NULL;
     json_object *ns = NULL;
     json_object_object_get_ex(c, "NetworkSettings", &ns);
@@ -81,50 +81,33 @@ void cp_sidecar_holder_remove(struct cp_engine *e, const char *sidecar)
         (void)cp_box_remove(e, cp_json_str(c, "Id"), &err);
 }
 
-static json_object *strv_json(char *const *v)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; v[i] != NULL; i++)
-        json_object_array_add(a, json_object_new_string(v[i]));
-    return a;
-}
-
-static json_object *hold_host_config(const struct cp_sidecar *s)
-{
-    json_object *h = json_object_new_object();
-    /* Every row of a sealed box's network: boxes that join inherit the namespace as made. */
-    json_object_object_add(h, "NetworkMode", json_object_new_string(s->name));
-    json_object_object_add(h, "Dns", strv_json((char *[]){s->ip, NULL}));
-    json_object_object_add(h, "Sysctls", cp_box_seal_sysctls());
-    json_object_object_add(h, "PidMode", json_object_new_string(s->pid_mode));
-    json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
-    json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
-    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    json_object_object_add(h, "PidsLimit", json_object_new_int64(8));
-    json_object_object_add(h, "Memory", json_object_new_int64(32LL * 1024 * 1024));
-    json_object_object_add(h, "AutoRemove", json_object_new_boolean(1));
-    json_object *log = json_object_new_object();
-    json_object_object_add(log, "Type", json_object_new_string("none"));
-    json_object_object_add(h, "LogConfig", log);
-    return h;
-}
-
+/* The seal's body (create-body.c) on the sealed network as a box's: boxes that join inherit the
+ * namespace as made. Its own rows: the sidecar's PID namespace, its command, its labels. */
 static json_object *hold_body(const char *image, const struct cp_sidecar_names *n,
                               const struct cp_sidecar *s)
 {
-    json_object *c = json_object_new_object();
-    json_object_object_add(c, "Image", json_object_new_string(image));
-    json_object_object_add(c, "Entrypoint",
-                           strv_json((char *[]){"/conch-place", "net-hold", NULL}));
-    json_object_object_add(c, "Cmd", json_object_new_array());
-    /* Not the sidecar's user, whose PID namespace it shares: it could not read the sidecar's
-     * memory even if something ran in it. */
-    json_object_object_add(c, "User", json_object_new_string("65533:65533"));
     json_object *labels = json_object_new_object();
     json_object_object_add(labels, CP_HOLD_LABEL, json_object_new_string("1"));
     json_object_object_add(labels, CP_FOLDER_LABEL, json_object_new_string(n->folder));
-    json_object_object_add(c, "Labels", labels);
-    json_object_object_add(c, "HostConfig", hold_host_config(s));
+    struct cp_sealed_body_opts o = {
+        .image = image,
+        .entrypoint = (char *[]){"/conch-place", "net-hold", NULL},
+        .cmd = (char *[]){NULL},
+        /* Not the sidecar's user, whose PID namespace it shares: it could not read the
+         * sidecar's memory even if something ran in it. */
+        .user = "65533:65533",
+        .labels = labels,
+        .pids = 8,
+        .memory = 32LL * 1024 * 1024,
+        .cpus = 1,
+        .auto_remove = true,
+        .network = s->name,
+        .no_ipv6 = true,
+        .resolver = s->ip,
+    };
+    json_object *c = cp_sealed_create_body(&o);
+    json_object_object_add(cp_sealed_host_config(c), "PidMode",
+                           json_object_new_string(s->pid_mode));
     return c;
 }
 

@@ -24,7 +24,7 @@
  *   With no host address in the box's subnet, the box has no route to any address of this
  *   computer, nor to 169.254.0.0/16: its connect() fails at once. The network is checked on
  *   every run (its options, its gateway), so a same-named network made by hand is not joined.
- * - No IPv6 in the box (box-spec.c, cp_box_seal_sysctls): the host keeps an fe80:: address on
+ * - No IPv6 in the box (create-body.c, no_ipv6_sysctls): the host keeps an fe80:: address on
  *   every bridge, internal ones included, which a Podman box reached over IPv6.
  * - No firewall rule of ours: rules are the host's, a firewall reload wipes them, and with no
  *   route there is nothing to filter. The host's firewall can only take away the one path the
@@ -42,9 +42,11 @@
 
 #define INHIBIT_IPV4 "com.docker.network.bridge.inhibit_ipv4"
 
-static bool is_podman(const struct cp_engine *e)
+/* Where libpod's own routes answer, the network is made and read through them: they can turn
+ * the network's DNS off (libpod_network_create) and say whether it has a gateway. */
+static bool libpod_networks(const struct cp_engine *e)
 {
-    return strcmp(e->kind, "podman") == 0;
+    return e->quirks.libpod_routes;
 }
 
 /* A create's answer: made, or there already (409, another run of the folder made it first). A
@@ -62,7 +64,7 @@ static int create_answer(long status, json_object *reply, bool *again, cp_error_
 
 /* Podman's compatible API turns aardvark's DNS on for every network, internal ones included,
  * and aardvark 1.4 forwards outside names from them (measured): its own API can turn it off. */
-static int podman_network_create(struct cp_engine *e, const struct cp_sidecar_names *n, bool *again,
+static int libpod_network_create(struct cp_engine *e, const struct cp_sidecar_names *n, bool *again,
                                  cp_error_t *err)
 {
     cleanup_json json_object *body = json_object_new_object();
@@ -104,7 +106,7 @@ static int docker_network_create(struct cp_engine *e, const struct cp_sidecar_na
  * it does (netavark, for its DNS server), none when not (CNI's internal networks). */
 static bool host_has_address(const struct cp_engine *e, json_object *net)
 {
-    if (!is_podman(e)) {
+    if (!libpod_networks(e)) {
         json_object *options = NULL;
         json_object_object_get_ex(net, "Options", &options);
         const char *inhibit = cp_json_str(options, INHIBIT_IPV4);
@@ -130,10 +132,10 @@ static int network_check(struct cp_engine *e, const char *name, json_object *net
     if (net == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "the engine described network %s in no JSON",
                              name);
-    bool podman = is_podman(e);
-    json_object_object_get_ex(net, podman ? "internal" : "Internal", &internal);
-    json_object_object_get_ex(net, podman ? "labels" : "Labels", &labels);
-    json_object_object_get_ex(net, podman ? "ipv6_enabled" : "EnableIPv6", &ipv6);
+    bool libpod = libpod_networks(e);
+    json_object_object_get_ex(net, libpod ? "internal" : "Internal", &internal);
+    json_object_object_get_ex(net, libpod ? "labels" : "Labels", &labels);
+    json_object_object_get_ex(net, libpod ? "ipv6_enabled" : "EnableIPv6", &ipv6);
     if (!json_object_get_boolean(internal) || cp_json_str(labels, CP_SIDECAR_LABEL) == NULL)
         return cp_error_make(err, CP_ERR_UNSAFE, 0,
                              "the network %s exists but is not an internal network conch-place "
@@ -145,7 +147,7 @@ static int network_check(struct cp_engine *e, const char *name, json_object *net
                       "sealed box would reach every service this computer offers",
                       name);
         cp_error_hint(err, "%s",
-                      is_podman(e)
+                      libpod_networks(e)
                           ? "This Podman gives internal networks a gateway address (netavark "
                             "does, for its DNS server); Podman with the CNI network backend, or "
                             "Docker 20.10 or later, makes them without one. Or run with "
@@ -161,8 +163,8 @@ static int network_check(struct cp_engine *e, const char *name, json_object *net
 static int network_create_once(struct cp_engine *e, const struct cp_sidecar_names *n, bool *again,
                                cp_error_t *err)
 {
-    return is_podman(e) ? podman_network_create(e, n, again, err)
-                        : docker_network_create(e, n, again, err);
+    return libpod_networks(e) ? libpod_network_create(e, n, again, err)
+                              : docker_network_create(e, n, again, err);
 }
 
 /* Made, asked once more after the engine's own failure (a 5xx), said in debug. */
@@ -182,7 +184,7 @@ static int network_create(struct cp_engine *e, const struct cp_sidecar_names *n,
 static int network_inspect(struct cp_engine *e, const char *name, long *status, json_object **out,
                            cp_error_t *err)
 {
-    if (!is_podman(e)) {
+    if (!libpod_networks(e)) {
         cleanup_free char *path = xasprintf("/networks/%s", name);
         return cp_engine_call_status(e, "GET", path, NULL, status, out, err);
     }

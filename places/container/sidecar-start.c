@@ -13,6 +13,7 @@
 
 #include "places/container/box-pidfd.h"
 #include "places/container/box.h"
+#include "places/container/create-body.h"
 #include "places/container/egress-image.h"
 #include "places/container/seal-probe.h"
 #include "places/container/sidecar-names.h"
@@ -40,39 +41,6 @@ void cp_sidecar_dispose(struct cp_sidecar *s)
     memset(s, 0, sizeof(*s));
 }
 
-static json_object *strv_json(char *const *v)
-{
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        json_object_array_add(a, json_object_new_string(v[i]));
-    return a;
-}
-
-static json_object *sidecar_host_config(const struct cp_engine *e)
-{
-    json_object *h = json_object_new_object();
-    /* The engine's default network: the sidecar's own way out, and its resolver. */
-    json_object_object_add(h, "NetworkMode", json_object_new_string("bridge"));
-    json_object_object_add(h, "CapDrop", strv_json((char *[]){"ALL", NULL}));
-    json_object_object_add(h, "SecurityOpt", strv_json((char *[]){"no-new-privileges", NULL}));
-    json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    /* A tunnel whose TLS the sidecar ends has a thread of its own: room for every connection
-     * it takes, and the memory of their TLS (two TLS objects and their buffers each). */
-    json_object_object_add(h, "PidsLimit", json_object_new_int64(CP_SIDECAR_CONNECTIONS + 64));
-    json_object_object_add(h, "Memory", json_object_new_int64(512LL * 1024 * 1024));
-    json_object_object_add(h, "AutoRemove", json_object_new_boolean(1));
-    /* On Docker the decisions are read back through the log API: keep it bounded. */
-    if (strcmp(e->kind, "podman") != 0) {
-        json_object *log = json_object_new_object(), *cfg = json_object_new_object();
-        json_object_object_add(cfg, "max-size", json_object_new_string("10m"));
-        json_object_object_add(cfg, "max-file", json_object_new_string("2"));
-        json_object_object_add(log, "Type", json_object_new_string("json-file"));
-        json_object_object_add(log, "Config", cfg);
-        json_object_object_add(h, "LogConfig", log);
-    }
-    return h;
-}
-
 /* The engine keeps a box's environment, argv and labels in its config, which `inspect` shows to
  * anyone who may use the engine and which it writes to its state on disk: the sidecar's keys
  * (CA, secret, upstream proxy) come after its start, by the sign-ins' way (sidecar-keys.c),
@@ -87,20 +55,46 @@ static json_object *sidecar_env(const struct cp_sidecar_trust *trust)
     return env;
 }
 
+/* On Docker the decisions are read back through the log API: keep it bounded. */
+static json_object *bounded_log(void)
+{
+    json_object *log = json_object_new_object(), *cfg = json_object_new_object();
+    json_object_object_add(cfg, "max-size", json_object_new_string("10m"));
+    json_object_object_add(cfg, "max-file", json_object_new_string("2"));
+    json_object_object_add(log, "Type", json_object_new_string("json-file"));
+    json_object_object_add(log, "Config", cfg);
+    return log;
+}
+
+/* The seal's body (create-body.c) with the sidecar's own rows: the image's entrypoint, nobody's
+ * uid, its log kept for its decisions, and the engine's default network, its own way out and
+ * its resolver (the internal network is joined after the create). */
 static json_object *sidecar_body(const struct cp_engine *e, const struct cp_sidecar_names *n,
                                  const char *image, char **args,
                                  const struct cp_sidecar_trust *trust)
 {
-    json_object *c = json_object_new_object();
-    json_object_object_add(c, "Image", json_object_new_string(image));
-    json_object_object_add(c, "Cmd", strv_json(args));
-    json_object_object_add(c, "Env", sidecar_env(trust));
-    json_object_object_add(c, "User", json_object_new_string("65534:65534"));
-    json_object_object_add(c, "Labels", cp_sidecar_labels(n));
+    struct cp_sealed_body_opts o = {
+        .image = image,
+        .cmd = args,
+        .env = sidecar_env(trust),
+        .user = "65534:65534",
+        .labels = cp_sidecar_labels(n),
+        /* A tunnel whose TLS the sidecar ends has a thread of its own: room for every
+         * connection it takes, and the memory of their TLS (two TLS objects and their buffers
+         * each). */
+        .pids = CP_SIDECAR_CONNECTIONS + 64,
+        .memory = 512LL * 1024 * 1024,
+        .cpus = cp_sealed_cpus(),
+        .auto_remove = true,
+        .keep_log = true,
+        .network = "bridge",
+    };
+    json_object *c = cp_sealed_create_body(&o);
+    if (!e->quirks.own_log_driver)
+        json_object_object_add(cp_sealed_host_config(c), "LogConfig", bounded_log());
     /* Standard input stays open for the sidecar's life: each run's sign-ins come that way. */
     json_object_object_add(c, "OpenStdin", json_object_new_boolean(1));
     json_object_object_add(c, "StdinOnce", json_object_new_boolean(0));
-    json_object_object_add(c, "HostConfig", sidecar_host_config(e));
     return c;
 }
 
@@ -137,7 +131,7 @@ static int create_sidecar(struct cp_engine *e, const struct cp_sidecar_names *n,
  * first process's number, which must be the sidecar's own (its cgroup names it). */
 static char *pid_mode(const struct cp_engine *e, json_object *c)
 {
-    if (strcmp(e->kind, "podman") != 0)
+    if (!e->quirks.joins_by_ns_path)
         return xasprintf("container:%s", cp_json_str(c, "Id"));
     json_object *state = NULL;
     json_object_object_get_ex(c, "State", &state);
@@ -212,18 +206,18 @@ static int probe_new(struct cp_engine *e, const char *image, struct cp_sidecar *
  * network namespaces live in a namespace of its own that a box cannot join by path (measured:
  * every sealed box failed to start). Root's engine is taken as rooted, as for the box's user
  * (place-container-prepare.c): Podman's info, which says, took ~1.1 s. */
-static bool rootless_podman(struct cp_engine *e)
+static bool netns_unjoinable(struct cp_engine *e)
 {
     bool rootless = false;
     cleanup_error cp_error_t err = NULL;
-    return strcmp(e->kind, "podman") == 0 && geteuid() != 0 &&
+    return e->quirks.rootless_netns_apart && geteuid() != 0 &&
            (cp_engine_rootless(e, &rootless, &err) < 0 || rootless);
 }
 
 static int hold(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
                 struct cp_sidecar *s, cp_error_t *err)
 {
-    if (!cp_sidecar_hold_wanted() || s->pid_mode == NULL || rootless_podman(e))
+    if (!cp_sidecar_hold_wanted() || s->pid_mode == NULL || netns_unjoinable(e))
         return 0;
     cleanup_error cp_error_t herr = NULL;
     if (cp_sidecar_hold(e, image, n, s, &herr) < 0) {
@@ -292,13 +286,12 @@ static void ask_ahead(struct cp_engine *e, const char *image, const char *name)
     cleanup_free char *box = xasprintf("/containers/%s/json", name);
     cleanup_free char *holder_name = cp_sidecar_holder_name(name);
     cleanup_free char *holder = xasprintf("/containers/%s/json", holder_name);
-    cleanup_free char *net = strcmp(e->kind, "podman") == 0
-                                 ? xasprintf("/libpod/networks/%s/json", name)
-                                 : xasprintf("/networks/%s", name);
+    cleanup_free char *net = e->quirks.libpod_routes ? xasprintf("/libpod/networks/%s/json", name)
+                                                     : xasprintf("/networks/%s", name);
     cp_engine_prefetch(e, img, false);
-    cp_engine_prefetch(e, net, strcmp(e->kind, "podman") == 0);
+    cp_engine_prefetch(e, net, e->quirks.libpod_routes);
     cp_engine_prefetch(e, box, false);
-    if (cp_sidecar_hold_wanted() && !rootless_podman(e))
+    if (cp_sidecar_hold_wanted() && !netns_unjoinable(e))
         cp_engine_prefetch(e, holder, false);
 }
 

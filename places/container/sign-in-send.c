@@ -89,7 +89,7 @@ static int wait_ack(int fd, struct cp_buf *got, const char *word, const char *id
 static int open_stream(struct cp_engine *e, const struct cp_sidecar *s, int *fd, struct cp_buf *got,
                        cp_error_t *err)
 {
-    if (strcmp(e->kind, "podman") != 0) {
+    if (!e->quirks.stdin_closes_after_attach) {
         cleanup_free char *path =
             xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=0", s->id);
         return cp_stream_hijack(e, "POST", path, NULL, fd, got, err);

@@ -171,7 +171,7 @@ static void make_and_remove(struct cp_engine *e, const struct cp_warm_refill *r,
 
 void cp_warm_refill_now(const struct cp_engine *parent, const struct cp_warm_refill *r)
 {
-    struct cp_engine e = {.socket = parent->socket, .kind = parent->kind};
+    struct cp_engine e = {.socket = parent->socket, .kind = parent->kind, .quirks = parent->quirks};
     memcpy(e.version, parent->version, sizeof(e.version));
     /* The next boxes first, the used one after: a run that follows at once finds one sooner.
      * One maker per pool: another at work already tops it up. */

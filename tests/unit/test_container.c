@@ -21,6 +21,7 @@
 #include "tests/unit/one-list.h"
 
 #include "places/container/box-spec.h"
+#include "places/container/create-body.h"
 #include "places/container/egress-image.h"
 #include "places/container/images.h"
 #include "places/container/engine.h"
@@ -49,7 +50,7 @@ static json_object *spec_json(bool sealed, bool podman)
                             .uid = 1000,
                             .gid = 1000,
                             .sealed = sealed,
-                            .podman = podman,
+                            .tmpfs_copies_up = podman,
                             .gits = gits,
                             .settings = settings,
                             .copies = copies,
@@ -82,15 +83,21 @@ static bool has_mount(json_object *mounts, const char *src, const char *dst, boo
     return false;
 }
 
-static void test_box_spec__sealed__every_row_of_the_seal(void **state)
+/* The rows every create body carries (create-body.c), whatever its options. */
+static void assert_seal_rows(json_object *j)
 {
-    cleanup_json json_object *j = spec_json(true, false);
     assert_string_equal(
         json_object_get_string(json_object_array_get_idx(get(j, "HostConfig.CapDrop"), 0)), "ALL");
     assert_string_equal(
         json_object_get_string(json_object_array_get_idx(get(j, "HostConfig.SecurityOpt"), 0)),
         "no-new-privileges");
     assert_true(json_object_get_boolean(get(j, "HostConfig.ReadonlyRootfs")));
+}
+
+static void test_box_spec__sealed__every_row_of_the_seal(void **state)
+{
+    cleanup_json json_object *j = spec_json(true, false);
+    assert_seal_rows(j);
     assert_non_null(strstr(cp_json_str(get(j, "HostConfig.Tmpfs"), "/tmp"), "size=2g"));
     assert_int_equal(json_object_get_int64(get(j, "HostConfig.PidsLimit")), 512);
     assert_int_equal(json_object_get_int64(get(j, "HostConfig.Memory")), 4LL << 30);
@@ -114,6 +121,34 @@ static void test_box_spec__sealed__every_row_of_the_seal(void **state)
     json_object *env = get(j, "Env");
     assert_int_equal(json_object_array_length(env), 2);
     assert_string_equal(json_object_get_string(json_object_array_get_idx(env, 0)), "HOME=/tmp");
+}
+
+/* The sidecar, the holder, the probes and the npm helper ask for less than a box; the seal's
+ * rows come all the same, from the one writer. */
+static void test_sealed_body__helper_options__seal_rows_still_there(void **state)
+{
+    struct cp_sealed_body_opts o = {
+        .image = "img", .user = "65534:65534", .pids = 8, .memory = 32 << 20, .cpus = 1};
+    cleanup_json json_object *j = cp_sealed_create_body(&o);
+    assert_seal_rows(j);
+    assert_int_equal(json_object_get_int64(get(j, "HostConfig.MemorySwap")), 32 << 20);
+    assert_int_equal(json_object_get_int64(get(j, "HostConfig.NanoCpus")), 1000000000LL);
+    assert_string_equal(cp_json_str(get(j, "HostConfig.LogConfig"), "Type"), "none");
+    assert_string_equal(cp_json_str(j, "User"), "65534:65534");
+    assert_null(get(j, "HostConfig.Init"));
+    assert_null(get(j, "HostConfig.Tmpfs"));
+}
+
+/* A kind read back from a job gets its kind's quirks; Docker's are all false. */
+static void test_engine_recalled__kind__its_quirks(void **state)
+{
+    cleanup_engine struct cp_engine *p = cp_engine_recalled("/s", "podman", "1.41");
+    cleanup_engine struct cp_engine *d = cp_engine_recalled("/s", "docker", "1.41");
+    assert_true(p->quirks.libpod_routes && p->quirks.joins_by_ns_path);
+    struct cp_engine_quirks none = {0};
+    assert_memory_equal(&d->quirks, &none, sizeof(none));
+    assert_string_equal(d->kind, "docker");
+    assert_null(cp_engine_recalled("/s", "docker", "1.41.0000000000000000"));
 }
 
 static void test_box_spec__unsealed__git_writable_default_network(void **state)
@@ -842,6 +877,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_spec__sealed__every_row_of_the_seal),
+        cmocka_unit_test(test_sealed_body__helper_options__seal_rows_still_there),
+        cmocka_unit_test(test_engine_recalled__kind__its_quirks),
         cmocka_unit_test(test_box_spec__unsealed__git_writable_default_network),
         cmocka_unit_test(test_box_spec__joins_holder__network_rows_left_to_the_holder),
         cmocka_unit_test(test_box_spec__podman__tmpfs_cover_not_copied_up),
