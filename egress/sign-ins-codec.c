@@ -1,4 +1,4 @@
-/* The sign-ins message, both ways: conch-place's encoder (places/container/sign-ins-message.c
+/* The sign-ins message, both ways: conch-place's encoder (places/container/allow/sign-ins-message.c
  * calls it) and the sidecar's decoder (sign-ins/sign-ins-table.c builds its table on it), in one
  * file so that both read their key names from one table.
  *

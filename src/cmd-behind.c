@@ -1,10 +1,10 @@
 /* `behind` (internal): what a container run leaves to be done once it has answered
- * (places/container/behind.h), read as one JSON job on stdin from the run that started it. */
+ * (places/container/warm/behind.h), read as one JSON job on stdin from the run that started it. */
 #include "config.h"
 
 #include <unistd.h>
 
-#include "places/container/behind.h"
+#include "places/container/container.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"

@@ -29,7 +29,7 @@ static const char *const work_changes[] = {
     "CMD [\"/bin/bash\"]", NULL};
 static const char *const test_changes[] = {"ENV PATH=/bin:/usr/bin", "CMD [\"/bin/sh\"]", NULL};
 
-/* egress is named after the binary's digest and made by places/container/egress-image.c. */
+/* egress is named after the binary's digest and made by places/container/seal/egress-image.c. */
 static const struct kind kinds[] = {
     {"work", CP_IMAGE_WORK, "work-rootfs.sh", work_changes},
     {"egress", NULL, "egress-rootfs.sh", NULL},

@@ -1,6 +1,6 @@
 /* `seal-probe` (internal): what a sealed box can open, tried from inside one. The container
  * place runs it in a small box made from the egress image on a folder's internal network
- * (places/container/seal-probe.c): each --must target has to accept a TCP connection (the
+ * (places/container/seal/seal-probe.c): each --must target has to accept a TCP connection (the
  * sidecar's proxy port: a host whose firewall drops box-to-sidecar traffic fails here), each
  * --try target is only attempted, for a listener outside the box to count. Prints one line a
  * target; exits 0 when every --must target opened, 1 otherwise. */

@@ -1,7 +1,7 @@
 /* `sign-ins add HOST | list | remove HOST`: the person's sign-ins for hosts they name (issue
  * 33). The secret comes from standard input only (read without echo from a terminal), never
  * from argv, and is kept in the secrets file; the box of a sealed run gets a placeholder in
- * CONCH_SIGNIN_<NAME> that the sidecar replaces (places/container/sign-ins-named.c). */
+ * CONCH_SIGNIN_<NAME> that the sidecar replaces (places/container/allow/sign-ins-named.c). */
 #include "config.h"
 
 #include <errno.h>

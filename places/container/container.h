@@ -78,4 +78,9 @@ json_object *cp_allowlist_json(const struct cp_allowlist *l);
  * the work image's npm, on the engine and image config.json (or the defaults) name. */
 int cp_npm_default_learn_for(const struct cp_config *cfg, cp_error_t *err);
 
+/* ---- what a run leaves behind (warm/behind.c) ---- */
+
+/* `conch-place behind`: the work one job asks for. */
+int cp_container_behind_job(json_object *job, cp_error_t *err);
+
 #endif

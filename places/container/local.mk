@@ -1,57 +1,59 @@
 # places/container/: the engine client, the box and its seal, images, leftovers.
 libconch_la_SOURCES += \
 	places/container/container.h \
-	places/container/engine.c places/container/engine.h \
-	places/container/engine-discover.c \
-	places/container/engine-start.c places/container/engine-start.h \
-	places/container/rootless.c places/container/rootless.h \
-	places/container/stream.c places/container/stream.h \
-	places/container/create-body.c places/container/create-body.h \
-	places/container/box-spec.c places/container/box-spec.h \
-	places/container/box.c places/container/box.h \
-	places/container/layer-volume.c places/container/layer-volume.h \
-	places/container/caches.c places/container/caches.h \
-	places/container/protect.c places/container/protect.h \
-	places/container/egress-hint.c places/container/egress-hint.h \
-	places/container/images.c places/container/images.h \
-	places/container/leftovers.c places/container/leftovers.h \
-	places/container/hostconf.c places/container/hostconf.h \
-	places/container/registries.c places/container/registries.h \
-	places/container/allowlist.c places/container/allowlist.h \
-	places/container/sign-in-read.c places/container/sign-in-read.h \
-	places/container/git-credential.c places/container/git-credential.h \
-	places/container/settings-sources.c places/container/settings-sources.h \
-	places/container/sign-ins.c places/container/sign-ins.h \
-	places/container/sign-ins-list.c places/container/sign-ins-list.h \
-	places/container/sign-ins-sources.h places/container/sign-in-expand.c \
-	places/container/sign-in-file.c places/container/sign-ins-npm.c \
-	places/container/sign-ins-pip.c places/container/sign-ins-git.c \
-	places/container/sign-ins-message.c \
-	places/container/sign-ins-named.c \
-	places/container/sign-ins-share.c \
-	places/container/egress-image.c places/container/egress-image.h \
-	places/container/sidecar.h places/container/sidecar-start.c \
-	places/container/sidecar-keys.c \
-	places/container/sidecar-names.c places/container/sidecar-names.h \
-	places/container/sidecar-network.c places/container/sidecar-network.h \
-	places/container/sidecar-proxy-env.c places/container/sidecar-clean.c \
-	places/container/sidecar-hold.c \
-	places/container/seal.c places/container/seal.h \
-	places/container/egress-trust.c places/container/egress-trust.h \
-	places/container/sign-in-send.c places/container/sign-in-send.h \
+	places/container/engine/engine.h \
+	places/container/engine/engine-client.c places/container/engine/engine-client.h \
+	places/container/engine/engine-discover.c \
+	places/container/engine/engine-start.c places/container/engine/engine-start.h \
+	places/container/engine/rootless.c places/container/engine/rootless.h \
+	places/container/engine/stream.c places/container/engine/stream.h \
+	places/container/box/create-body.c places/container/box/create-body.h \
+	places/container/box/box-spec.c places/container/box/box-spec.h \
+	places/container/box/box.c places/container/box/box.h \
+	places/container/box/layer-volume.c places/container/box/layer-volume.h \
+	places/container/box/caches.c places/container/box/caches.h \
+	places/container/box/protect.c places/container/box/protect.h \
+	places/container/seal/egress-hint.c places/container/seal/egress-hint.h \
+	places/container/engine/images.c places/container/engine/images.h \
+	places/container/warm/leftovers.c places/container/warm/leftovers.h \
+	places/container/allow/hostconf.c places/container/allow/hostconf.h \
+	places/container/allow/registries.c places/container/allow/registries.h \
+	places/container/allow/allow.h \
+	places/container/allow/allowlist.c places/container/allow/allowlist.h \
+	places/container/allow/sign-in-read.c places/container/allow/sign-in-read.h \
+	places/container/allow/git-credential.c places/container/allow/git-credential.h \
+	places/container/allow/settings-sources.c places/container/allow/settings-sources.h \
+	places/container/allow/sign-ins.c places/container/allow/sign-ins.h \
+	places/container/allow/sign-ins-list.c places/container/allow/sign-ins-list.h \
+	places/container/allow/sign-ins-sources.h places/container/allow/sign-in-expand.c \
+	places/container/allow/sign-in-file.c places/container/allow/sign-ins-npm.c \
+	places/container/allow/sign-ins-pip.c places/container/allow/sign-ins-git.c \
+	places/container/allow/sign-ins-message.c \
+	places/container/allow/sign-ins-named.c \
+	places/container/allow/sign-ins-share.c \
+	places/container/seal/egress-image.c places/container/seal/egress-image.h \
+	places/container/seal/sidecar.h places/container/seal/sidecar-start.c \
+	places/container/seal/sidecar-keys.c \
+	places/container/seal/sidecar-names.c places/container/seal/sidecar-names.h \
+	places/container/seal/sidecar-network.c places/container/seal/sidecar-network.h \
+	places/container/seal/sidecar-proxy-env.c places/container/seal/sidecar-clean.c \
+	places/container/seal/sidecar-hold.c \
+	places/container/seal/seal.c places/container/seal/seal.h \
+	places/container/seal/egress-trust.c places/container/seal/egress-trust.h \
+	places/container/seal/sign-in-send.c places/container/seal/sign-in-send.h \
 	places/container/place-container.c places/container/place-container-int.h \
 	places/container/place-container-prepare.c places/container/place-container-run.c \
 	places/container/place-container-clean.c places/container/place-container-check.c
-libconch_la_SOURCES += places/container/warm.c places/container/warm.h places/container/warm-exec.c \
-	places/container/warm-pool.c places/container/warm-pool.h \
-	places/container/end-mark.c places/container/end-mark.h \
-	places/container/box-pidfd.c places/container/box-pidfd.h \
-	places/container/behind.c places/container/behind.h
-libconch_la_SOURCES += places/container/rootfs.c places/container/rootfs.h
-libconch_la_SOURCES += places/container/npm-default.c
+libconch_la_SOURCES += places/container/warm/warm.c places/container/warm/warm.h places/container/warm/warm-exec.c \
+	places/container/warm/warm-pool.c places/container/warm/warm-pool.h \
+	places/container/engine/end-mark.c places/container/engine/end-mark.h \
+	places/container/engine/box-pidfd.c places/container/engine/box-pidfd.h \
+	places/container/warm/behind.c places/container/warm/behind.h
+libconch_la_SOURCES += places/container/engine/rootfs.c places/container/engine/rootfs.h
+libconch_la_SOURCES += places/container/seal/npm-default.c
 libconch_la_SOURCES += places/container/run-report.c places/container/run-report.h
-libconch_la_SOURCES += places/container/seal-probe.c places/container/seal-probe.h
-libconch_la_SOURCES += places/container/exit-event.c places/container/exit-event.h
+libconch_la_SOURCES += places/container/seal/seal-probe.c places/container/seal/seal-probe.h
+libconch_la_SOURCES += places/container/engine/exit-event.c places/container/engine/exit-event.h
 
 # The die event's reader (fuzzed, corpus replayed in make check).
 if ENABLE_FUZZERS

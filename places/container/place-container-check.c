@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "places/container/place-container-int.h"
-#include "places/container/rootless.h"
-#include "places/container/seal-probe.h"
+#include "places/container/engine/engine.h"
+#include "places/container/seal/seal.h"
 #include "src/base/util.h"
 
 /* doctor: the engine, the image, then a sealed `true` end to end, one line each. */
@@ -35,7 +35,7 @@ int cp_container_check(const char *place, const struct cp_config *cfg, cp_error_
         printf("limits: %s\n  %s: %s\n", s->limits_may_miss ? "not applied" : "FAILED",
                s->limits_may_miss ? "why (container.limits is allow-missing)" : "next", limits);
     printf("image: %s: ok\n", s->image);
-    int failed = 0; /* the seal's probes (places/container/seal-probe.c), each with its step */
+    int failed = 0; /* the seal's probes (places/container/seal/seal-probe.c), each with its step */
     if (cp_seal_doctor(s->engine, &s->seal.sidecar, &failed, err) < 0) {
         cp_container_release(state);
         return cp_error_code(err);

@@ -5,12 +5,10 @@
 
 #include <stdio.h>
 
-#include "places/container/caches.h"
-#include "places/container/layer-volume.h"
-#include "places/container/leftovers.h"
+#include "places/container/box/box.h"
+#include "places/container/warm/warm.h"
 #include "places/container/place-container-int.h"
-#include "places/container/sidecar.h"
-#include "places/container/warm-pool.h"
+#include "places/container/seal/seal.h"
 #include "src/base/util.h"
 
 /* `clean` drops held runs nobody landed or discarded within this. */

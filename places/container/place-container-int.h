@@ -8,11 +8,10 @@
 #include <json-c/json.h>
 
 #include "mirror/mirror.h"
-#include "places/container/caches.h"
-#include "places/container/engine.h"
-#include "places/container/protect.h"
-#include "places/container/seal.h"
-#include "places/container/warm-pool.h"
+#include "places/container/box/box.h"
+#include "places/container/engine/engine.h"
+#include "places/container/seal/seal.h"
+#include "places/container/warm/warm.h"
 #include "places/place.h"
 #include "src/base/error.h"
 #include "src/base/settings/settings.h"

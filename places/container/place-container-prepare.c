@@ -10,16 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "places/container/box-spec.h"
-#include "places/container/box.h"
-#include "places/container/create-body.h"
-#include "places/container/images.h"
-#include "places/container/layer-volume.h"
+#include "places/container/box/box.h"
+#include "places/container/engine/engine.h"
 #include "places/container/place-container-int.h"
-#include "places/container/registries.h"
+#include "places/container/allow/allow.h"
 #include "places/container/run-report.h"
-#include "places/container/settings-sources.h"
-#include "places/container/warm.h"
+#include "places/container/warm/warm.h"
 #include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/report.h"

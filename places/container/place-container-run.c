@@ -7,15 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "places/container/behind.h"
-#include "places/container/box.h"
-#include "places/container/exit-event.h"
-#include "places/container/layer-volume.h"
+#include "places/container/warm/warm.h"
+#include "places/container/box/box.h"
+#include "places/container/engine/engine.h"
 #include "places/container/place-container-int.h"
-#include "places/container/rootless.h"
 #include "places/container/run-report.h"
-#include "places/container/stream.h"
-#include "places/container/warm.h"
 #include "src/base/log.h"
 #include "src/base/report.h"
 #include "src/base/signals.h"

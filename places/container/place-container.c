@@ -3,8 +3,8 @@
  * are the table, the description for `places`, and the release. */
 #include "config.h"
 
-#include "places/container/behind.h"
-#include "places/container/images.h"
+#include "places/container/warm/warm.h"
+#include "places/container/engine/engine.h"
 #include "places/container/place-container-int.h"
 #include "places/place.h"
 

@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
-#include "places/container/engine.h"
-#include "places/container/seal.h"
+#include "places/container/engine/engine.h"
+#include "places/container/seal/seal.h"
 
 /* The engine, its socket, the image and its id, and whether the box is sealed. */
 void cp_container_report_engine(const struct cp_engine *e, const char *image, const char *image_id,

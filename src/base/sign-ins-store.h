@@ -7,7 +7,7 @@
  *     "secret": "..."}]}}
  *
  * One sign-in per host per folder. The secret never leaves this file but for the sidecar's
- * message (places/container/sign-ins-named.c); listing reads it for nobody. */
+ * message (places/container/allow/sign-ins-named.c); listing reads it for nobody. */
 #ifndef CONCH_SIGN_INS_STORE_H
 #define CONCH_SIGN_INS_STORE_H
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "places/container/stream.h"
+#include "places/container/engine/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,11 @@
 /* Fuzz target: one line of Docker's events stream, read for a box's die event and its exit
- * code (places/container/exit-event.c). */
+ * code (places/container/engine/exit-event.c). */
 #include "config.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "places/container/exit-event.h"
+#include "places/container/engine/exit-event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "places/container/hostconf.h"
-#include "places/container/sign-in-read.h"
+#include "places/container/allow/hostconf.h"
+#include "places/container/allow/sign-in-read.h"
 #include "src/base/git-hooks/git-hooks.h"
 #include "src/base/util.h"
 

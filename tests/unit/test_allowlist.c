@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
-#include "places/container/allowlist.h"
-#include "places/container/egress-hint.h"
-#include "places/container/registries.h"
-#include "places/container/hostconf.h"
-#include "places/container/sidecar.h"
+#include "places/container/allow/allowlist.h"
+#include "places/container/seal/egress-hint.h"
+#include "places/container/allow/registries.h"
+#include "places/container/allow/hostconf.h"
+#include "places/container/seal/sidecar.h"
 #include "src/base/json.h"
 #include "src/base/util.h"
 

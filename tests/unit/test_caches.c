@@ -1,4 +1,4 @@
-/* Unit tests for the folders' package caches (places/container/caches.c): their names, the age
+/* Unit tests for the folders' package caches (places/container/box/caches.c): their names, the age
  * rule `clean` judges by, and the mount and variables a sealed box's spec (fresh or warm) gets. */
 #include "config.h"
 
@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "places/container/box-spec.h"
-#include "places/container/caches.h"
-#include "places/container/warm.h"
+#include "places/container/box/box-spec.h"
+#include "places/container/box/caches.h"
+#include "places/container/warm/warm.h"
 #include "src/base/json.h"
 #include "src/base/util.h"
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "places/container/egress-trust.h"
+#include "places/container/seal/egress-trust.h"
 #include "egress/terminate/ca.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"

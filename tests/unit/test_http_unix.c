@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "places/container/engine.h"
+#include "places/container/engine/engine-client.h"
 #include "src/base/http-unix.h"
 #include "src/base/util.h"
 #include "tests/unit/wait.h"

@@ -21,8 +21,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "places/container/allowlist.h"
-#include "places/container/sign-ins.h"
+#include "places/container/allow/allowlist.h"
+#include "places/container/allow/sign-ins.h"
 #include "egress/sign-ins/sign-ins-table.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"

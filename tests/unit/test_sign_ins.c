@@ -20,11 +20,11 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "places/container/allowlist.h"
-#include "places/container/git-credential.h"
-#include "places/container/protect.h"
-#include "places/container/sign-ins.h"
-#include "places/container/sign-in-read.h"
+#include "places/container/allow/allowlist.h"
+#include "places/container/allow/git-credential.h"
+#include "places/container/box/protect.h"
+#include "places/container/allow/sign-ins.h"
+#include "places/container/allow/sign-in-read.h"
 #include "src/base/digest.h"
 #include "src/base/json.h"
 #include "src/base/paths.h"

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "places/container/end-mark.h"
-#include "places/container/warm.h"
+#include "places/container/engine/end-mark.h"
+#include "places/container/warm/warm.h"
 #include "src/base/buf.h"
 #include "src/base/util.h"
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "places/container/warm-pool.h"
+#include "places/container/warm/warm-pool.h"
 #include "src/base/paths.h"
 #include "src/base/util.h"
 

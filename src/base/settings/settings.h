@@ -49,7 +49,7 @@ const char *cp_config_egress_ca_file(const struct cp_config *c);
  * pids, memory and CPU limits (rootless on cgroup v1), said at each run. Default: required. */
 bool cp_config_limits_may_miss(const struct cp_config *c);
 /* container.caches is not off: a sealed box's package caches live in its folder's cache volume
- * (places/container/caches.h). Default: on. */
+ * (places/container/box/caches.h). Default: on. */
 bool cp_config_caches_on(const struct cp_config *c);
 /* Whether path is a readable regular file holding at least one PEM certificate. */
 int cp_config_check_ca_file(const char *path, cp_error_t *err);

@@ -1,0 +1,193 @@
+/* The layer as a `local` volume with overlay options: Docker and Podman both mount it when the
+ * box starts (as root, so the person needs no mount rights) and unmount it when it ends. Chosen
+ * over Podman's own overlay mounts so both engines take one body; measured in bench/. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "places/container/box/layer-volume.h"
+#include "src/base/json.h"
+#include "src/base/log.h"
+#include "src/base/paths.h"
+#include "src/base/util.h"
+
+#define LAYER_LABEL "conch.layer"
+/* The CONCH_HOME whose workplaces hold the layer's folder (cp_home_mark): a sweep takes only its
+ * own home's volumes, since another home's folders are not where this one looks for them. */
+#define HOME_LABEL "conch.layer.home"
+/* A warm box is claimed within 240 s of its making and leaves by 300 s (warm.c): its layer is
+ * no one's after this. */
+#define WARM_LAYER_LIFE 360
+
+char *cp_layer_volume(const char *id)
+{
+    return xasprintf("%s-layer", id);
+}
+
+static json_object *volume_body(const char *id, const char *mark, const char *options)
+{
+    json_object *b = json_object_new_object();
+    cleanup_free char *name = cp_layer_volume(id);
+    json_object_object_add(b, "Name", json_object_new_string(name));
+    json_object_object_add(b, "Driver", json_object_new_string("local"));
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "type", json_object_new_string("overlay"));
+    json_object_object_add(o, "device", json_object_new_string("overlay"));
+    json_object_object_add(o, "o", json_object_new_string(options));
+    json_object_object_add(b, "DriverOpts", o);
+    json_object *l = json_object_new_object();
+    json_object_object_add(l, "conch.work", json_object_new_string("1"));
+    json_object_object_add(l, LAYER_LABEL, json_object_new_string(id));
+    json_object_object_add(l, HOME_LABEL, json_object_new_string(mark));
+    json_object_object_add(b, "Labels", l);
+    return b;
+}
+
+static int make_volume(struct cp_engine *e, struct cp_held_run *r, const char *state,
+                       cp_error_t *err)
+{
+    cleanup_free char *options = NULL;
+    if (strcmp(state, "running") != 0 && cp_held_set_state(r, state, err) < 0)
+        return cp_error_code(err);
+    if (cp_held_mount_options(r, &options, err) < 0)
+        return cp_error_code(err);
+    cleanup_free char *mark = cp_home_mark();
+    if (mark == NULL)
+        return cp_error_make(err, CP_ERR_FAILED, 0, "cannot read CONCH_HOME's workplaces folder");
+    cleanup_json json_object *body = volume_body(r->id, mark, options);
+    if (cp_engine_call(e, "POST", "/volumes/create", body, NULL, err) < 0)
+        return cp_error_wrap(err, "making the box's layer volume");
+    return 0;
+}
+
+int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char *const *argv,
+                  const char *state, struct cp_held_run *out, cp_error_t *err)
+{
+    struct cp_held_run r = {0};
+    if (cp_held_make(workdir, id, argv, &r, err) < 0)
+        return cp_error_wrap(err, "making the box's layer");
+    if (make_volume(e, &r, state, err) < 0) {
+        cleanup_error cp_error_t derr = NULL;
+        cp_held_discard(&r, &derr);
+        cp_held_run_dispose(&r);
+        return cp_error_code(err);
+    }
+    *out = r;
+    return 0;
+}
+
+/* Whether the volume's labels are the ones make_volume gave it: an engine makes an empty volume
+ * of a name a box mounts when none is there, so a layer removed before the box was made would
+ * give the box an empty folder to work in. */
+static bool volume_is_ours(json_object *reply, const char *id, const char *mark)
+{
+    json_object *labels = NULL;
+    if (!json_object_object_get_ex(reply, "Labels", &labels))
+        return false;
+    const char *lid = cp_json_str(labels, LAYER_LABEL), *lhome = cp_json_str(labels, HOME_LABEL);
+    return lid != NULL && strcmp(lid, id) == 0 && lhome != NULL && strcmp(lhome, mark) == 0;
+}
+
+int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err)
+{
+    cleanup_free char *name = cp_layer_volume(id);
+    cleanup_free char *path = xasprintf("/volumes/%s", name);
+    cleanup_free char *mark = cp_home_mark();
+    cleanup_json json_object *reply = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &reply, err) < 0)
+        return cp_error_wrap(err, "reading the box's layer volume %s", name);
+    if (mark != NULL && volume_is_ours(reply, id, mark))
+        return 0;
+    cp_error_make(err, CP_ERR_FAILED, 0,
+                  "the box's layer volume %s is not the one conch-place made for this run (its "
+                  "labels differ: something removed it, and the engine made an empty one)",
+                  name);
+    cp_error_hint(err, "Nothing ran. Run the command again; if this repeats, see whether another "
+                       "tool removes the engine's volumes.");
+    return cp_error_code(err);
+}
+
+void cp_layer_volume_remove(struct cp_engine *e, const char *id)
+{
+    cleanup_free char *name = cp_layer_volume(id);
+    cleanup_free char *path = xasprintf("/volumes/%s?force=1", name);
+    long status = 0;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_engine_call_status(e, "DELETE", path, NULL, &status, NULL, &err) < 0)
+        cp_debug("layer volume %s: %s", name, err->msg);
+}
+
+void cp_layer_drop(struct cp_engine *e, const char *id)
+{
+    cp_layer_volume_remove(e, id);
+    struct cp_held_run r = {0};
+    cleanup_error cp_error_t err = NULL;
+    if (cp_held_load(id, &r, &err) < 0)
+        return;
+    if (strcmp(r.state, "landed") == 0 || strcmp(r.state, "warm") == 0)
+        cp_held_discard(&r, &err);
+    cp_held_run_dispose(&r);
+}
+
+static bool layer_dir_exists(const char *id)
+{
+    cleanup_free char *wp = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_workplaces_dir(&wp, &err) < 0)
+        return true; /* not known: kept */
+    cleanup_free char *dir = xasprintf("%s/layers/%s", wp, id);
+    struct stat st;
+    return lstat(dir, &st) == 0;
+}
+
+/* Warm layers past their box's life are dropped: nothing was written in them. */
+static void drop_stale_warm(void)
+{
+    struct cp_held_run *v = NULL;
+    size_t n = 0;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_held_list(NULL, &v, &n, &err) < 0)
+        return;
+    int64_t now = (int64_t)time(NULL);
+    for (size_t i = 0; i < n; i++) {
+        cleanup_error cp_error_t derr = NULL;
+        if (strcmp(v[i].state, "warm") == 0 && now - v[i].made > WARM_LAYER_LIFE)
+            cp_held_discard(&v[i], &derr);
+    }
+    cp_held_list_free(v, n);
+}
+
+void cp_layer_sweep(struct cp_engine *e)
+{
+    drop_stale_warm();
+    cleanup_free char *mark = cp_home_mark();
+    if (mark == NULL)
+        return;
+    cleanup_free char *query =
+        xasprintf("{\"label\":[\"" LAYER_LABEL "\",\"" HOME_LABEL "=%s\"]}", mark);
+    cleanup_free char *filter = cp_engine_escape(query);
+    cleanup_free char *path = xasprintf("/volumes?filters=%s", filter);
+    cleanup_json json_object *reply = NULL;
+    cleanup_error cp_error_t err = NULL;
+    if (cp_engine_call(e, "GET", path, NULL, &reply, &err) < 0)
+        return;
+    json_object *vols = NULL;
+    if (!json_object_object_get_ex(reply, "Volumes", &vols) ||
+        !json_object_is_type(vols, json_type_array))
+        return;
+    for (size_t i = 0; i < json_object_array_length(vols); i++) {
+        json_object *v = json_object_array_get_idx(vols, i), *labels = NULL, *id = NULL;
+        if (!json_object_object_get_ex(v, "Labels", &labels) ||
+            !json_object_object_get_ex(labels, LAYER_LABEL, &id) ||
+            cp_json_str(labels, HOME_LABEL) == NULL ||
+            strcmp(cp_json_str(labels, HOME_LABEL), mark) != 0)
+            continue;
+        /* Its folder is gone once it landed or was dropped: the volume serves no box. */
+        if (!layer_dir_exists(json_object_get_string(id)))
+            cp_layer_volume_remove(e, json_object_get_string(id));
+    }
+}
