@@ -24,7 +24,9 @@ import sys
 PARTS = ("src/", "places/", "egress/", "mirror/", "relay/")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 ENGINE_KIND = re.compile(r'str(?:n?case)?cmp\s*\([^;]*"(?:podman|docker)"')
-ENGINE_FOUND = {"places/container/engine/engine-discover.c"}
+# Where the engine is found: the person's choice read (discover) and the engine's answer told
+# apart into its quirks (kind).
+ENGINE_FOUND = {"places/container/engine/engine-discover.c", "places/container/engine/engine-kind.c"}
 ALLOWED_UP = {"src/run/run.h"}
 # places/'s public header is the interface every place implements.
 PUBLIC = {"places/place.h"}

@@ -3,7 +3,7 @@ libconch_la_SOURCES += \
 	places/container/container.h \
 	places/container/engine/engine.h \
 	places/container/engine/engine-client.c places/container/engine/engine-client.h \
-	places/container/engine/engine-discover.c \
+	places/container/engine/engine-discover.c places/container/engine/engine-kind.c \
 	places/container/engine/engine-start.c places/container/engine/engine-start.h \
 	places/container/engine/rootless.c places/container/engine/rootless.h \
 	places/container/engine/stream.c places/container/engine/stream.h \
@@ -37,7 +37,7 @@ libconch_la_SOURCES += \
 	places/container/seal/sidecar-names.c places/container/seal/sidecar-names.h \
 	places/container/seal/sidecar-network.c places/container/seal/sidecar-network.h \
 	places/container/seal/sidecar-proxy-env.c places/container/seal/sidecar-clean.c \
-	places/container/seal/sidecar-hold.c \
+	places/container/seal/sidecar-hold.c places/container/seal/sidecar-locks.c \
 	places/container/seal/seal.c places/container/seal/seal.h \
 	places/container/seal/egress-trust.c places/container/seal/egress-trust.h \
 	places/container/seal/sign-in-send.c places/container/seal/sign-in-send.h \

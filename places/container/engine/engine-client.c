@@ -399,3 +399,15 @@ const char *cp_engine_kind(const struct cp_engine *e)
 {
     return e->kind;
 }
+
+void cp_engines_free(struct cp_engine **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        cp_engine_free(v[i]);
+    free(v);
+}
+
+void cp_cleanup_enginesp(struct cp_engine ***v)
+{
+    cp_engines_free(*v);
+}

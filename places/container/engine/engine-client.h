@@ -15,7 +15,7 @@
 
 /* What one engine does differently from the other, each named for what it does, so that the
  * code that meets a difference reads the difference and not the engine's name. Set once, with
- * the kind, where the engine is found (engine-discover.c); all false is Docker's behaviour. */
+ * the kind, where the engine is found (engine-kind.c); all false is Docker's behaviour. */
 struct cp_engine_quirks {
     /* libpod's own routes answer beside the Docker API's, and are the ones asked where they
      * say more: a wait that takes a poll interval, an info that says whether it runs without
@@ -75,7 +75,7 @@ struct cp_engine {
 };
 
 /* The kind the engine's /_ping says (libpod_api: it sent a Libpod-Api-Version), with its
- * quirks (engine-discover.c, the one place an engine's kind is told apart). */
+ * quirks (engine-kind.c, the one place an engine's kind is told apart). */
 void cp_engine_identify(struct cp_engine *e, bool libpod_api);
 
 /* An engine found before, by another process of ours (a job run behind): its socket, its kind

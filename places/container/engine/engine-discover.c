@@ -11,7 +11,6 @@
 
 #include "places/container/engine/engine-client.h"
 #include "places/container/engine/engine-start.h"
-#include "src/base/log.h"
 #include "src/base/paths.h"
 #include "src/base/strvec.h"
 #include "src/base/util.h"
@@ -28,48 +27,6 @@ static void add(struct cp_strvec *l, char *path)
         }
     }
     cp_strvec_push_owned(l, path);
-}
-
-/* Podman's differences from Docker, as measured on Podman 4.3 beside Docker 20.10 (the quirks'
- * own comments, engine.h); Docker's are all false. */
-static const struct cp_engine_quirks podman_quirks = {
-    .libpod_routes = true,
-    .exit_recorded_late = true,
-    .exit_known_before_teardown = true,
-    .broken_pipe_sticks = true,
-    .tmpfs_copies_up = true,
-    .rootless_keep_id = true,
-    .joins_by_ns_path = true,
-    .rootless_netns_apart = true,
-    .numbered_bridges = true,
-    .own_log_driver = true,
-    .stdin_closes_after_attach = true,
-};
-
-static const struct cp_engine_quirks docker_quirks = {0};
-
-static void set_kind(struct cp_engine *e, bool podman)
-{
-    e->kind = podman ? "podman" : "docker";
-    e->quirks = podman ? podman_quirks : docker_quirks;
-}
-
-void cp_engine_identify(struct cp_engine *e, bool libpod_api)
-{
-    set_kind(e, libpod_api);
-}
-
-struct cp_engine *cp_engine_recalled(const char *socket, const char *kind, const char *version)
-{
-    struct cp_engine *e = xcalloc(1, sizeof(*e));
-    if (strlen(version) >= sizeof(e->version)) {
-        free(e);
-        return NULL;
-    }
-    e->socket = xstrdup(socket);
-    snprintf(e->version, sizeof(e->version), "%s", version);
-    set_kind(e, strcmp(kind, "podman") == 0);
-    return e;
 }
 
 static bool wants(const char *want, const char *kind)
@@ -281,16 +238,4 @@ int cp_engine_connect(const char *want, struct cp_engine **out, cp_error_t *err)
         cp_engine_free(all[i]);
     free(all);
     return 0;
-}
-
-void cp_engines_free(struct cp_engine **v)
-{
-    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-        cp_engine_free(v[i]);
-    free(v);
-}
-
-void cp_cleanup_enginesp(struct cp_engine ***v)
-{
-    cp_engines_free(*v);
 }
