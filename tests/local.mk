@@ -152,6 +152,10 @@ EXTRA_DIST += tests/integration/egress.test
 TESTS += tests/cli/cli.test
 EXTRA_DIST += tests/cli/cli.test
 
+# The house's rules (sizes, seams, names: tests/house.py) hold for the tree as it is.
+TESTS += tests/house.test
+EXTRA_DIST += tests/house.test tests/house.py
+
 # run --report against Docker with the test image; each report checked against its schema.
 TESTS += tests/integration/run-report.test
 EXTRA_DIST += tests/integration/run-report.test
