@@ -10,12 +10,12 @@ static const struct cp_option options[] = {
     {"place", 0, "PLACE", "container | ssh:HOST | cloud (default: saved, else container)"},
     {"workdir", 0, "DIR", "the work folder (default: the current directory)"},
     {"chat", 0, "ID", "whose copy or sandbox (default: from the folder's real path)"},
-    {"unsealed", 0, NULL, "the command leaves the box: default network, writable .git"},
+    {"unsealed", 0, NULL, "the command leaves the box: default network, .git written directly"},
     {"engine", 0, "NAME", "docker | podman | auto (default: saved, else auto)"},
     {"image", 0, "IMAGE", "the box's image (default: saved, else the work image)"},
     {"interactive", 'i', NULL, "keep standard input open and pass it on"},
-    {"hold", 0, NULL, "keep the command's changes for review (changes, land, discard)"},
-    {"report", 0, "FILE", "write one JSON object about the run (docs/run-report.schema.json)"},
+    {"hold", 0, NULL, "keep the changes, commits too, for review (changes, land, discard)"},
+    {"report", 0, "FILE", "write one JSON object about the run (its git refs moved and refused too)"},
     {0},
 };
 
