@@ -60,7 +60,7 @@ static char **proxy_args(const struct cp_allowlist *list)
 
 /* The upstream proxy from conch-place's own environment, for the sidecar's keys only (it may
  * hold a password: never its environment or argv, never the box). See
- * egress/upstream.h. */
+ * egress/proxy/upstream.h. */
 char **cp_sidecar_upstream_env(void)
 {
     static const char *const pairs[][2] = {{"https_proxy", "HTTPS_PROXY"},

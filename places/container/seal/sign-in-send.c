@@ -85,7 +85,7 @@ static int wait_ack(int fd, struct cp_buf *got, const char *word, const char *id
 
 /* Podman 4 closes a box's standard input when an attach ends (measured: a second attach's line
  * never arrives), so there the message goes through the sidecar's second door: the proxy's own
- * binary, run in the sidecar by the exec API, hands it on (egress/sign-ins-door.h). */
+ * binary, run in the sidecar by the exec API, hands it on (egress/sign-ins/sign-ins-door.h). */
 static int open_stream(struct cp_engine *e, const struct cp_sidecar *s, int *fd, struct cp_buf *got,
                        cp_error_t *err)
 {

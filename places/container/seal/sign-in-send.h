@@ -5,7 +5,7 @@
  * request already carries them. Only whoever may use the engine can attach: no box can, and
  * nothing goes through argv, a file or a log. On Podman, whose attach closes the sidecar's
  * standard input when it ends, the line goes to the same proxy through its second door, by an
- * exec of the sidecar's own binary (egress/sign-ins-door.h). The sidecar's keys (its CA,
+ * exec of the sidecar's own binary (egress/sign-ins/sign-ins-door.h). The sidecar's keys (its CA,
  * the secret of the boxes' credentials, the upstream proxy: egress/egress.h) take the same
  * way, right after the sidecar starts: neither an attach's nor an exec's standard input is
  * kept in the engine's config or state, as the environment, argv and labels are. */
