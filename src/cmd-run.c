@@ -15,7 +15,8 @@ static const struct cp_option options[] = {
     {"image", 0, "IMAGE", "the box's image (default: saved, else the work image)"},
     {"interactive", 'i', NULL, "keep standard input open and pass it on"},
     {"hold", 0, NULL, "keep the changes, commits too, for review (changes, land, discard)"},
-    {"report", 0, "FILE", "write one JSON object about the run (its git refs moved and refused too)"},
+    {"report", 0, "FILE",
+     "write one JSON object about the run (its git refs moved and refused too)"},
     {0},
 };
 
