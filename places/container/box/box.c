@@ -7,12 +7,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "places/container/box/box.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
+#include "src/base/paths.h"
 #include "src/base/proc-start.h"
 #include "src/base/util.h"
 
@@ -132,11 +134,41 @@ int cp_box_inspect_ours(struct cp_engine *e, const char *name, const char *label
     return 1;
 }
 
+/* Rootless Podman 4.3 reads the person's subordinate ids through libsubid on each create of a
+ * keep-id box, and libsubid is not safe to call from two of the service's threads at once: of two
+ * boxes asked for at the same moment one was refused ("keep-id requires additional UIDs or GIDs",
+ * rootless.test's gate part), and elsewhere such a box came with a one-id map (Podman's issue
+ * 20107). So the creates that ask keep-id are made one at a time per person, across all their
+ * runs, under a lock beside the one that starts their service. -1: no lock to be had (the
+ * create goes on without it, as it did before). */
+static int keep_id_lock(json_object *spec)
+{
+    json_object *h = NULL;
+    json_object_object_get_ex(spec, "HostConfig", &h);
+    const char *userns = cp_json_str(h, "UsernsMode");
+    cleanup_free char *dir =
+        userns != NULL && strcmp(userns, "keep-id") == 0 ? cp_person_dir() : NULL;
+    if (dir == NULL)
+        return -1;
+    cleanup_free char *path = xasprintf("%s/podman-keep-id.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    while (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+        if (errno == EINTR)
+            continue;
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int cp_box_create(struct cp_engine *e, json_object *spec, const char *name, char **id_out,
                   cp_error_t *err)
 {
     cleanup_free char *path = xasprintf("/containers/create?name=%s", name);
     cleanup_json json_object *reply = NULL;
+    cleanup_close int one_at_a_time = keep_id_lock(spec);
+    if (one_at_a_time >= 0)
+        cp_debug("%s: the person's one keep-id create at a time", name);
     if (cp_engine_call(e, "POST", path, spec, &reply, err) < 0)
         return cp_error_code(err);
     const char *id = cp_json_str(reply, "Id");
