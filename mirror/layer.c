@@ -15,7 +15,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -35,11 +34,6 @@
 /* The overlay is mounted with userxattr (its marks readable by the person who owns the layer);
  * a layer made by a root-mounted overlay without it carries the trusted names. */
 static const char *const opaque_names[] = {"user.overlay.opaque", "trusted.overlay.opaque", NULL};
-
-static bool is_whiteout(const struct stat *st)
-{
-    return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
-}
 
 static void tell(struct layer *l, const char *what, const char *path, const char *why)
 {
@@ -106,7 +100,7 @@ static bool present(void *ctx, const char *path)
     const struct layer *l = ctx;
     struct stat st;
     if (fstatat(l->o->upperfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        return !is_whiteout(&st);
+        return !cp_walk_is_whiteout(&st);
     cleanup_close int dirfd = -1;
     const char *base = NULL, *why = NULL;
     return cp_walk_parent(l->o->rootfd, l->dev, path, false, &dirfd, &base, &why) == 0 &&
@@ -334,7 +328,7 @@ static void land_entries(struct layer *l, int ufd, const char *rel)
             why = "unreadable";
         if (why != NULL)
             refuse(l, path, why);
-        else if (is_whiteout(&st))
+        else if (cp_walk_is_whiteout(&st))
             land_whiteout(l, ufd, names[i], path);
         else if (S_ISDIR(st.st_mode))
             land_dir(l, ufd, names[i], path, &st);
@@ -353,7 +347,7 @@ static void refuse_tree(struct layer *l, int ufd, const char *rel, const char *w
     for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
         cleanup_free char *path = join(rel, names[i]);
         struct stat st;
-        if (fstatat(ufd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || is_whiteout(&st))
+        if (fstatat(ufd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || cp_walk_is_whiteout(&st))
             continue;
         told++;
         if (!S_ISDIR(st.st_mode)) {

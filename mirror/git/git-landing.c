@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "mirror/git/git-landing-int.h"
@@ -23,11 +22,6 @@
 #include "mirror/walk.h"
 #include "src/base/util.h"
 #include "src/base/report.h"
-
-static bool is_whiteout(const struct stat *st)
-{
-    return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
-}
 
 /* Every entry under the layer's git folder, as files and whiteouts; anything else is refused.
  * Its modules/ folder is the submodules' walk's (mirror/git/git-modules.c). */
@@ -52,7 +46,7 @@ static void collect(struct gl *g, int fd, const char *rel)
                 cp_gl_refuse(g, path, "unreadable folder");
             else
                 collect(g, sub, path);
-        } else if (is_whiteout(&st)) {
+        } else if (cp_walk_is_whiteout(&st)) {
             cp_strvec_push(&g->whiteouts, path);
         } else if (S_ISREG(st.st_mode)) {
             cp_strvec_push(&g->files, path);

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "mirror/git/git-modules.h"
@@ -30,11 +29,6 @@ static bool is_git_folder(int fd)
     return fd >= 0 && fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool is_whiteout(const struct stat *st)
-{
-    return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
-}
-
 static void walk(const struct cp_git_modules *m, int herefd, int upfd, const char *rel, int depth);
 
 /* One entry of the layer's folder rel: a git folder here lands, one new is refused whole, a
@@ -48,7 +42,7 @@ static void visit(const struct cp_git_modules *m, int herefd, int upfd, const ch
         m->refuse(m->ctx, path, "unreadable");
         return;
     }
-    if (is_whiteout(&st)) {
+    if (cp_walk_is_whiteout(&st)) {
         m->refuse(m->ctx, path, "nothing under modules/ is deleted here");
         return;
     }
