@@ -57,7 +57,8 @@ test)
         # The failing tests' own words last, where a CI log's tail shows them without the tree.
         for trs in $(grep -rl '^:test-result: FAIL' --include='*.trs' tests); do
             echo "--- ${trs%.trs}.log"
-            grep -E 'FAIL|not ok|rror' "${trs%.trs}.log" | tail -n 30
+            # A check's own words come just before its FAILED line: a few lines of them too.
+            grep -B 6 -E 'FAIL|not ok|rror' "${trs%.trs}.log" | tail -n 60
         done
         exit 1
     fi

@@ -235,8 +235,14 @@ static int ask_image(struct cp_engine *e, const char *image_id, char **host_out,
     int r = cp_box_start(e, id, err);
     if (r == 0)
         r = cp_box_wait(e, id, &status, err);
-    if (r == 0 && status == 0)
+    if (r == 0 && status == 0) {
         r = oneshot_output(e, id, host_out, err);
+        /* npm that ran well always names a registry: an empty log is the engine's, not the
+         * image's answer, and must not be cached as "no npm" for the image's life. */
+        if (r == 0 && *host_out == NULL)
+            r = cp_error_make(err, CP_ERR_FAILED, 0,
+                              "the image's npm ran, but its answer did not reach us");
+    }
     else if (r == 0 && status != 127) /* 127: no npm in the image, an answer too */
         r = cp_error_make(err, CP_ERR_FAILED, 0, "the image's npm exited with %d", status);
     cleanup_error cp_error_t rm_err = NULL;
