@@ -242,8 +242,7 @@ static int ask_image(struct cp_engine *e, const char *image_id, char **host_out,
         if (r == 0 && *host_out == NULL)
             r = cp_error_make(err, CP_ERR_FAILED, 0,
                               "the image's npm ran, but its answer did not reach us");
-    }
-    else if (r == 0 && status != 127) /* 127: no npm in the image, an answer too */
+    } else if (r == 0 && status != 127) /* 127: no npm in the image, an answer too */
         r = cp_error_make(err, CP_ERR_FAILED, 0, "the image's npm exited with %d", status);
     cleanup_error cp_error_t rm_err = NULL;
     if (cp_box_remove(e, id, &rm_err) < 0)
