@@ -32,6 +32,9 @@ void cp_held_run_dispose(struct cp_held_run *r)
     free(r->workdir);
     free(r->state);
     free(r->command);
+    free(r->git_dir);
+    free(r->git_worktree);
+    free(r->git_owner);
     *r = (struct cp_held_run){0};
 }
 
@@ -70,6 +73,12 @@ static int write_json(const struct cp_held_run *r, cp_error_t *err)
     json_object_object_add(o, "since_ns", json_object_new_int64(r->since_ns));
     json_object_object_add(o, "made", json_object_new_int64(r->made));
     json_object_object_add(o, "pid", json_object_new_int64(r->pid));
+    if (r->git_dir != NULL) {
+        json_object_object_add(o, "git_dir", json_object_new_string(r->git_dir));
+        json_object_object_add(o, "git_owner", json_object_new_string(r->git_owner));
+        if (r->git_worktree != NULL)
+            json_object_object_add(o, "git_worktree", json_object_new_string(r->git_worktree));
+    }
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
     /* Renamed into place, not synced: after a crash of the computer a state may be older, and
      * every older state is the safer one (a run still "running" is held, not landed). */
@@ -84,15 +93,16 @@ static int write_json(const struct cp_held_run *r, cp_error_t *err)
     return 0;
 }
 
-/* The upper folder is the box's view of the work folder's own top: same mode, same owner. */
-static int make_upper(const char *dir, const char *workdir, cp_error_t *err)
+/* The upper folder is the box's view of the work folder's own top (or of the git folder's):
+ * same mode, same owner. prefix: "" for the work folder's layer, "git-" for the git folder's. */
+static int make_upper(const char *dir, const char *prefix, const char *workdir, cp_error_t *err)
 {
     struct stat st;
     if (stat(workdir, &st) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot stat %s", workdir);
-    cleanup_free char *up = xasprintf("%s/up", dir);
-    cleanup_free char *wk = xasprintf("%s/wk", dir);
-    cleanup_free char *lower = xasprintf("%s/lower", dir);
+    cleanup_free char *up = xasprintf("%s/%sup", dir, prefix);
+    cleanup_free char *wk = xasprintf("%s/%swk", dir, prefix);
+    cleanup_free char *lower = xasprintf("%s/%slower", dir, prefix);
     if (mkdir(up, 0700) < 0 || mkdir(wk, 0700) < 0 || chmod(up, st.st_mode & 07777) < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make the layer in %s", dir);
     if (geteuid() == 0 && chown(up, st.st_uid, st.st_gid) < 0)
@@ -104,8 +114,8 @@ static int make_upper(const char *dir, const char *workdir, cp_error_t *err)
     return 0;
 }
 
-int cp_held_make(const char *workdir, const char *id, char *const *argv, struct cp_held_run *out,
-                 cp_error_t *err)
+int cp_held_make(const char *workdir, const char *id, char *const *argv,
+                 const struct cp_git_outside *git, struct cp_held_run *out, cp_error_t *err)
 {
     cleanup_free char *layers = NULL;
     if (layers_dir(&layers, err) < 0)
@@ -117,12 +127,19 @@ int cp_held_make(const char *workdir, const char *id, char *const *argv, struct 
                             .command = command_text(argv),
                             .made = (int64_t)time(NULL),
                             .pid = (long)getpid()};
+    if (git != NULL && git->dir != NULL) {
+        r.git_dir = xstrdup(git->dir);
+        r.git_owner = xstrdup(git->owner);
+        r.git_worktree = git->worktree ? xstrdup(git->worktree) : NULL;
+    }
     if (mkdir(r.dir, 0700) < 0) {
         int code = cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", r.dir);
         cp_held_run_dispose(&r);
         return code;
     }
-    if (make_upper(r.dir, workdir, err) < 0 || write_json(&r, err) < 0) {
+    if (make_upper(r.dir, "", workdir, err) < 0 ||
+        (r.git_dir != NULL && make_upper(r.dir, "git-", r.git_dir, err) < 0) ||
+        write_json(&r, err) < 0) {
         cleanup_error cp_error_t derr = NULL;
         cp_held_discard(&r, &derr);
         cp_held_run_dispose(&r);
@@ -132,7 +149,7 @@ int cp_held_make(const char *workdir, const char *id, char *const *argv, struct 
     return 0;
 }
 
-int cp_held_mount_options(const struct cp_held_run *r, char **out, cp_error_t *err)
+int cp_held_mount_options(const struct cp_held_run *r, bool git, char **out, cp_error_t *err)
 {
     if (strpbrk(r->dir, ",:\\ \t\n") != NULL) {
         cp_error_make(err, CP_ERR_FAILED, 0,
@@ -145,8 +162,9 @@ int cp_held_mount_options(const struct cp_held_run *r, char **out, cp_error_t *e
     /* userxattr: the overlay's marks (opaque folders) are user.* attributes the person who owns
      * the layer can read; it needs redirect_dir and metacopy off, which the landing wants too
      * (a moved folder or a metadata-only copy would hide its data in the lower folder). */
-    *out = xasprintf("lowerdir=%s/lower,upperdir=%s/up,workdir=%s/wk,userxattr", r->dir, r->dir,
-                     r->dir);
+    const char *p = git ? "git-" : "";
+    *out = xasprintf("lowerdir=%s/%slower,upperdir=%s/%sup,workdir=%s/%swk,userxattr", r->dir, p,
+                     r->dir, p, r->dir, p);
     return 0;
 }
 
@@ -175,8 +193,12 @@ static int load(const char *layers, const char *id, struct cp_held_run *out)
     const char *workdir = cp_json_str(o, "workdir"), *state = cp_json_str(o, "state");
     if (workdir == NULL || state == NULL)
         return -1;
-    const char *command = cp_json_str(o, "command");
+    const char *command = cp_json_str(o, "command"), *git_dir = cp_json_str(o, "git_dir"),
+               *git_owner = cp_json_str(o, "git_owner"), *wt = cp_json_str(o, "git_worktree");
     *out = (struct cp_held_run){.id = xstrdup(id),
+                                .git_dir = git_dir && git_owner ? xstrdup(git_dir) : NULL,
+                                .git_owner = git_dir && git_owner ? xstrdup(git_owner) : NULL,
+                                .git_worktree = git_dir && git_owner && wt ? xstrdup(wt) : NULL,
                                 .dir = steal_pointer(&dir),
                                 .workdir = xstrdup(workdir),
                                 .state = xstrdup(state),
@@ -265,20 +287,25 @@ struct gate {
     char **protected_owned;
     char **named;
     struct cp_rules rules;
+    struct cp_layer_git git; /* with a git folder outside (its fds -1 without) */
 };
 
 static void gate_dispose(struct gate *g)
 {
     cp_cleanup_closep(&g->rootfd);
     cp_cleanup_closep(&g->upperfd);
+    cp_cleanup_closep(&g->git.herefd);
+    cp_cleanup_closep(&g->git.upperfd);
     cp_strv_free(g->protected_owned);
     cp_strv_free(g->named);
 }
 
+static int gate_open_git(const struct cp_held_run *r, struct gate *g, cp_error_t *err);
+
 static int gate_open(const struct cp_held_run *r, const struct cp_config *cfg, struct gate *g,
                      cp_error_t *err)
 {
-    *g = (struct gate){.rootfd = -1, .upperfd = -1};
+    *g = (struct gate){.rootfd = -1, .upperfd = -1, .git = {.herefd = -1, .upperfd = -1}};
     g->rules.protected = cp_protected_in_force(cfg, &g->protected_owned);
     g->named = cp_host_run_named(r->workdir);
     g->rules.named = (const char *const *)g->named;
@@ -290,6 +317,22 @@ static int gate_open(const struct cp_held_run *r, const struct cp_config *cfg, s
     cleanup_free char *up = xasprintf("%s/up", r->dir);
     g->upperfd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (g->upperfd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the layer %s", up);
+    return r->git_dir != NULL ? gate_open_git(r, g, err) : 0;
+}
+
+/* The git folder outside, here and in its layer. */
+static int gate_open_git(const struct cp_held_run *r, struct gate *g, cp_error_t *err)
+{
+    g->git.where = r->git_dir;
+    g->git.worktree = r->git_worktree;
+    g->git.herefd = open(r->git_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g->git.herefd < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the git folder %s",
+                             r->git_dir);
+    cleanup_free char *up = xasprintf("%s/git-up", r->dir);
+    g->git.upperfd = open(up, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (g->git.upperfd < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot open the layer %s", up);
     return 0;
 }
@@ -321,18 +364,27 @@ int cp_held_land(struct cp_held_run *r, const struct cp_config *cfg, const char 
     cleanup_close int lock = folder_lock(r->workdir, err);
     if (lock < 0)
         return cp_error_code(err);
+    /* A git folder outside is the folder's that holds it too: that one's runs land there under
+     * its lock. Always taken second, and never by that folder's own runs: no two wait on each
+     * other. */
+    cleanup_close int git_lock = r->git_dir != NULL ? folder_lock(r->git_owner, err) : -1;
+    if (r->git_dir != NULL && git_lock < 0)
+        return cp_error_code(err);
     struct gate g __attribute__((cleanup(gate_dispose)));
     if (gate_open(r, cfg, &g, err) < 0)
         return cp_error_code(err);
     /* A command that wrote nothing (most `true`s, tests that only read) has nothing to land. */
-    if (layer_empty(g.upperfd))
+    if (layer_empty(g.upperfd) && (g.git.upperfd < 0 || layer_empty(g.git.upperfd)))
         return cp_held_set_state(r, "landed", err) < 0 ? cp_error_code(err)
                : discard                               ? cp_held_discard(r, err)
                                                        : 0;
     if (cp_held_set_state(r, "landing", err) < 0)
         return cp_error_code(err);
-    struct cp_layer_opts o = {
-        .rootfd = g.rootfd, .upperfd = g.upperfd, .since_ns = r->since_ns, .rules = &g.rules};
+    struct cp_layer_opts o = {.rootfd = g.rootfd,
+                              .upperfd = g.upperfd,
+                              .since_ns = r->since_ns,
+                              .rules = &g.rules,
+                              .git = g.git.herefd >= 0 ? &g.git : NULL};
     struct cp_mirror_report rep __attribute__((cleanup(cp_report_dispose))) = {.say = say_line};
     if (cp_layer_land(&o, &rep, err) < 0)
         return cp_error_code(err);
@@ -354,7 +406,8 @@ int cp_held_judge(const struct cp_held_run *r, const struct cp_config *cfg, cp_l
                               .rules = &g.rules,
                               .dry_run = true,
                               .seen = seen,
-                              .seen_ctx = ctx};
+                              .seen_ctx = ctx,
+                              .git = g.git.herefd >= 0 ? &g.git : NULL};
     return cp_layer_land(&o, NULL, err);
 }
 

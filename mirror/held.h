@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "mirror/git/git.h"
 #include "mirror/layer.h"
 #include "src/base/error.h"
 #include "src/base/settings/settings.h"
@@ -24,18 +25,23 @@ struct cp_held_run {
     int64_t since_ns; /* the command's start: later changes here are the person's */
     int64_t made;     /* seconds since the epoch */
     long pid;         /* the conch-place that made it */
+    /* The git folder outside the work folder the box sees through a second layer (git-up/ and
+     * git-wk/ beside the first, git-lower linking it): mirror/git/git-outside.h. NULL: none. */
+    char *git_dir, *git_worktree, *git_owner;
 };
 
 void cp_held_run_dispose(struct cp_held_run *r);
 #define cleanup_held_run __attribute__((cleanup(cp_held_run_dispose)))
 
 /* Makes a run's folder for workdir, named id: the upper folder takes the work folder's mode
- * (and owner, for root), since the box sees it as the folder itself. State "running". */
-int cp_held_make(const char *workdir, const char *id, char *const *argv, struct cp_held_run *out,
-                 cp_error_t *err);
+ * (and owner, for root), since the box sees it as the folder itself; with git, a second layer
+ * over that git folder. State "running". */
+int cp_held_make(const char *workdir, const char *id, char *const *argv,
+                 const struct cp_git_outside *git, struct cp_held_run *out, cp_error_t *err);
 
-/* The overlay's mount options for the run: its three folders, by paths free of ',' and ':'. */
-int cp_held_mount_options(const struct cp_held_run *r, char **out, cp_error_t *err);
+/* The overlay's mount options for the run: its three folders, by paths free of ',' and ':';
+ * with git, those of the git folder's layer. */
+int cp_held_mount_options(const struct cp_held_run *r, bool git, char **out, cp_error_t *err);
 
 /* Writes run.json with a new state (and since_ns as it stands), atomically. */
 int cp_held_set_state(struct cp_held_run *r, const char *state, cp_error_t *err);

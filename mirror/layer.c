@@ -430,6 +430,18 @@ int cp_layer_land(const struct cp_layer_opts *o, struct cp_mirror_report *rep, c
     if (!o->dry_run)
         cp_staging_sweep(o->rootfd);
     land_entries(&l, o->upperfd, "");
+    if (o->git != NULL)
+        cp_git_land(&(struct cp_git_land_opts){.rootfd = o->rootfd,
+                                               .upfd = o->git->upperfd,
+                                               .where = o->git->where,
+                                               .herefd = o->git->herefd,
+                                               .worktree = o->git->worktree,
+                                               .since_ns = o->since_ns,
+                                               .dry_run = o->dry_run,
+                                               .rep = rep,
+                                               .refuse = git_refuse,
+                                               .tell = git_tell,
+                                               .ctx = &l});
     cp_layer_stage_close(&l);
     cp_links_free(l.links);
     return 0;

@@ -17,6 +17,8 @@
  * here, the box's version landed beside it) or "refused" with why. */
 typedef void (*cp_layer_seen_fn)(void *ctx, const char *what, const char *path, const char *why);
 
+struct cp_layer_git;
+
 struct cp_layer_opts {
     int rootfd;       /* the work folder, opened before anything lands */
     int upperfd;      /* the layer's upper folder */
@@ -25,6 +27,15 @@ struct cp_layer_opts {
     bool dry_run;          /* judge and tell, land nothing, change nothing (`changes`) */
     cp_layer_seen_fn seen; /* optional: each entry's outcome */
     void *seen_ctx;
+    const struct cp_layer_git *git; /* the git folder outside the work folder, or NULL */
+};
+
+/* A git folder outside the work folder (mirror/git/git-outside.h), seen by the box through a
+ * second layer: it lands by git's table after the work folder's entries. */
+struct cp_layer_git {
+    const char *where;    /* its path, as the words show it */
+    int herefd, upperfd;  /* it here, and its layer's upper folder */
+    const char *worktree; /* the linked worktree's name, or NULL */
 };
 
 /* Lands (or with dry_run, judges) every entry of the layer. Landed entries leave the upper

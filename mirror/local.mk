@@ -14,6 +14,7 @@ libconch_la_SOURCES += \
 	mirror/git/git-landing-int.h mirror/git/git-folder.c mirror/git/git-objects.c mirror/git/git-refs.c \
 	mirror/git/git-run.c mirror/git/git-run.h mirror/git/git-commits.c mirror/git/git-commits.h \
 	mirror/git/git-loose.c mirror/git/git-loose.h mirror/git/git-modules.c mirror/git/git-modules.h \
+	mirror/git/git-outside.c mirror/git/git-outside.h \
 	mirror/links.c mirror/links.h \
 	mirror/keys.c mirror/keys.h mirror/keys-ini.c mirror/keys-yaml.c mirror/keys-toml.c \
 	mirror/run-keys.c mirror/run-keys.h \

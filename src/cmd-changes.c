@@ -130,6 +130,16 @@ static void seen(void *ctx, const char *what, const char *path, const char *why)
      * reading (the commits show what they hold). The same in a submodule's git folder. */
     size_t git = git_folder_len(path);
     const char *in = path + git;
+    /* A git folder outside the work folder (a linked worktree's common one), named by its own
+     * path: its refs drawn as commits, nothing else of it. */
+    size_t out = s->run->git_dir != NULL ? strlen(s->run->git_dir) : 0;
+    if (out > 0 && strncmp(path, s->run->git_dir, out) == 0 && path[out] == '/') {
+        if (moved && strncmp(path + out, "/refs/", 6) == 0) {
+            cleanup_free char *up = xasprintf("%s/git-up", s->run->dir);
+            cp_git_show_commits(s->run->git_dir, up, "", path + out + 1);
+        }
+        return;
+    }
     if (git > 0 && strncmp(in, "/refs/", 6) == 0 && moved) {
         cleanup_free char *up = xasprintf("%s/up", s->run->dir);
         cleanup_free char *folder = xasprintf("%.*s", (int)git, path);

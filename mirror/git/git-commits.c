@@ -43,11 +43,18 @@ static bool is_id(const char *s, size_t n)
     return (n == 40 || n == 64) && strspn(s, "0123456789abcdef") >= n;
 }
 
+/* name in the git folder git under a root: "" is the root itself (a git folder outside the work
+ * folder, whose layer holds that folder's own contents). */
+static char *in_git(const char *git, const char *name)
+{
+    return git[0] != '\0' ? xasprintf("%s/%s", git, name) : xstrdup(name);
+}
+
 /* A loose ref's first line, or the packed-refs line naming ref, as an object id in out; git is
  * the git folder under root (".git", ".git/modules/NAME"). */
 static bool ref_value_at(const char *root, const char *git, const char *ref, char out[65])
 {
-    cleanup_free char *loose = xasprintf("%s/%s", git, ref);
+    cleanup_free char *loose = in_git(git, ref);
     cleanup_free char *text = NULL;
     size_t len = 0;
     cleanup_close int fd = open_under(root, loose);
@@ -59,7 +66,7 @@ static bool ref_value_at(const char *root, const char *git, const char *ref, cha
         out[n] = '\0';
         return true;
     }
-    cleanup_free char *packed = xasprintf("%s/packed-refs", git);
+    cleanup_free char *packed = in_git(git, "packed-refs");
     cleanup_close int pfd = open_under(root, packed);
     if (pfd < 0 || cp_read_fd("packed-refs", pfd, PACKED_MAX, &text, &len, NULL) < 0)
         return false;
@@ -85,7 +92,7 @@ static bool real_folder(const char *up, const char *git)
     struct stat st;
     if (rootfd < 0 || fstat(rootfd, &st) < 0)
         return false;
-    cleanup_free char *in_objects = xasprintf("%s/objects/x", git);
+    cleanup_free char *in_objects = in_git(git, "objects/x");
     cleanup_close int dirfd = -1;
     const char *base = NULL, *why = NULL;
     return cp_walk_parent(rootfd, (uint64_t)st.st_dev, in_objects, false, &dirfd, &base, &why) == 0;
@@ -97,13 +104,15 @@ void cp_git_show_commits(const char *workdir, const char *up, const char *git, c
     bool had = ref_value_at(workdir, git, ref, old);
     if (!ref_value_at(up, git, ref, new) || !real_folder(up, git))
         return;
-    printf("    %s%s%s: %.12s -> %.12s\n", strcmp(git, ".git") != 0 ? git : "",
-           strcmp(git, ".git") != 0 ? " " : "", ref, had ? old : "(new)", new);
-    cleanup_free char *gitdir = xasprintf("%s/%s", workdir, git);
+    bool named = git[0] != '\0' && strcmp(git, ".git") != 0;
+    printf("    %s%s%s: %.12s -> %.12s\n", named ? git : "", named ? " " : "", ref,
+           had ? old : "(new)", new);
+    cleanup_free char *gitdir = git[0] ? xasprintf("%s/%s", workdir, git) : xstrdup(workdir);
     cleanup_close int gitfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (gitfd < 0)
         return;
-    cleanup_free char *alt = xasprintf("GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/%s/objects", up, git);
+    cleanup_free char *objects = in_git(git, "objects");
+    cleanup_free char *alt = xasprintf("GIT_ALTERNATE_OBJECT_DIRECTORIES=%s/%s", up, objects);
     cleanup_free char *range = xasprintf("%s..%s", old, new);
     char *with_old[] = {"log", "--stat", "-n", SHOWN_MAX, range, "--", NULL};
     char *fresh[] = {"log", "--stat", "-n", SHOWN_MAX, new, "--not", "--all", "--", NULL};

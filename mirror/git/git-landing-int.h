@@ -34,7 +34,15 @@ struct gl {
     uint64_t hostdev, updev;
     struct cp_strvec files, whiteouts; /* rel paths in the layer's git folder */
     bool modules;                      /* the layer holds its modules/ folder */
+    enum cp_git_part part;             /* which of git's tables it lands by (git-table.h) */
+    bool own;                          /* common part: the layer holds worktrees/NAME */
 };
+
+/* The kind of rel in this git folder, by its part's table. */
+static inline enum cp_git_kind cp_gl_kind(const struct gl *g, const char *rel, const char **why)
+{
+    return cp_git_table_kind_in(g->part, rel, why);
+}
 
 /* Whether s is n lowercase hex digits and ends there. */
 bool cp_gl_is_hex(const char *s, size_t n);

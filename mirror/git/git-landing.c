@@ -23,6 +23,12 @@
 #include "src/base/util.h"
 #include "src/base/report.h"
 
+/* In a linked worktree's common folder: rel is that worktree's own folder. */
+static bool is_own(const struct gl *g, const char *rel)
+{
+    return strncmp(rel, "worktrees/", 10) == 0 && strcmp(rel + 10, g->o->worktree) == 0;
+}
+
 /* Every entry under the layer's git folder, as files and whiteouts; anything else is refused.
  * Its modules/ folder is the submodules' walk's (mirror/git/git-modules.c). */
 static void collect(struct gl *g, int fd, const char *rel)
@@ -39,6 +45,8 @@ static void collect(struct gl *g, int fd, const char *rel)
             cp_gl_refuse(g, path, "unreadable");
         } else if (S_ISDIR(st.st_mode) && strcmp(path, "modules") == 0) {
             g->modules = true;
+        } else if (S_ISDIR(st.st_mode) && g->part == CP_GIT_COMMON && is_own(g, path)) {
+            g->own = true; /* the worktree's own folder lands after the common one */
         } else if (S_ISDIR(st.st_mode)) {
             cleanup_close int sub =
                 openat(fd, v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -82,7 +90,7 @@ static void land_file(struct gl *g, const char *rel)
 static void land_whiteout(struct gl *g, const char *rel)
 {
     const char *why = NULL;
-    enum cp_git_kind k = cp_git_table_kind(rel, &why);
+    enum cp_git_kind k = cp_gl_kind(g, rel, &why);
     bool state = k == CP_GIT_FILE && strncmp(rel, "logs/", 5) != 0 && strcmp(rel, "index") != 0;
     if (k == CP_GIT_OBJECT || k == CP_GIT_PACK)
         why = "nothing under objects/ is deleted here";
@@ -115,6 +123,7 @@ static void land_whiteout(struct gl *g, const char *rel)
 }
 
 static void land_folder(struct gl *g);
+static void land_own(struct gl *common);
 
 static void land_module(void *ctx, int herefd, int upfd, const char *rel)
 {
@@ -140,7 +149,7 @@ static void refs_wait(struct gl *g)
 {
     for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
-        enum cp_git_kind k = cp_git_table_kind(g->files.v[i], &why);
+        enum cp_git_kind k = cp_gl_kind(g, g->files.v[i], &why);
         if (k == CP_GIT_REF || k == CP_GIT_TAG || k == CP_GIT_PACKED_REFS || k == CP_GIT_HEAD)
             cp_gl_refuse(
                 g, g->files.v[i],
@@ -154,13 +163,13 @@ static void land_stages(struct gl *g)
 {
     for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
-        if (cp_git_table_kind(g->files.v[i], &why) == CP_GIT_OBJECT)
+        if (cp_gl_kind(g, g->files.v[i], &why) == CP_GIT_OBJECT)
             cp_gl_land_object(g, g->files.v[i]);
     }
     cp_gl_land_packs(g);
     for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
-        enum cp_git_kind k = cp_git_table_kind(g->files.v[i], &why);
+        enum cp_git_kind k = cp_gl_kind(g, g->files.v[i], &why);
         if (k == CP_GIT_FILE)
             land_file(g, g->files.v[i]);
         else if (k == CP_GIT_REFUSED)
@@ -173,7 +182,7 @@ static void land_stages(struct gl *g)
     for (size_t i = 0; i < g->files.n; i++) {
         const char *why = NULL;
         const char *rel = g->files.v[i];
-        enum cp_git_kind k = cp_git_table_kind(rel, &why);
+        enum cp_git_kind k = cp_gl_kind(g, rel, &why);
         if (k != CP_GIT_REF && k != CP_GIT_TAG)
             continue;
         cleanup_free char *text = cp_gl_read_up(g, rel, 4096);
@@ -183,9 +192,11 @@ static void land_stages(struct gl *g)
         else if (cp_gl_land_ref(g, rel, val, k, rel) && !g->o->dry_run)
             cp_gl_drop_up(g, rel);
     }
-    if (cp_strvec_has(&g->files, "packed-refs"))
+    const char *why = NULL;
+    if (cp_strvec_has(&g->files, "packed-refs") &&
+        cp_gl_kind(g, "packed-refs", &why) == CP_GIT_PACKED_REFS)
         cp_gl_land_packed(g);
-    if (cp_strvec_has(&g->files, "HEAD"))
+    if (cp_strvec_has(&g->files, "HEAD") && cp_gl_kind(g, "HEAD", &why) == CP_GIT_HEAD)
         cp_gl_land_head(g);
     for (size_t i = 0; i < g->whiteouts.n; i++)
         land_whiteout(g, g->whiteouts.v[i]);
@@ -215,14 +226,48 @@ static void land_folder(struct gl *g)
         cp_gl_flush(g); /* what HEAD's and the last files' copies owe */
     cp_strvec_dispose(&g->files);
     cp_strvec_dispose(&g->whiteouts);
+    if (g->own)
+        land_own(g);
+}
+
+/* A linked worktree's own folder, once the objects and refs its HEAD may name are in place. */
+static void land_own(struct gl *common)
+{
+    cleanup_free char *rel = xasprintf("worktrees/%s", common->o->worktree);
+    cleanup_free char *where = xasprintf("%s/%s", common->where, rel);
+    cleanup_close int up =
+        openat(common->upfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int here =
+        common->hostfd >= 0
+            ? openat(common->hostfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            : -1;
+    if (up < 0) {
+        cp_gl_refuse(common, rel, "unreadable folder");
+        return;
+    }
+    struct gl own = {.o = common->o,
+                     .run = common->run,
+                     .where = where,
+                     .hostfd = here,
+                     .upfd = up,
+                     .part = CP_GIT_OWN};
+    land_folder(&own);
 }
 
 void cp_git_land(const struct cp_git_land_opts *o)
 {
     struct gl_run run = {.refs = json_object_new_array(), .refused = json_object_new_array()};
+    /* A git folder outside the work folder comes opened (git-outside.h); the top .git is here. */
     cleanup_close int hostfd =
-        openat(o->rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct gl g = {.o = o, .run = &run, .where = ".git", .hostfd = hostfd, .upfd = o->upfd};
+        o->where != NULL
+            ? fcntl(o->herefd, F_DUPFD_CLOEXEC, 3)
+            : openat(o->rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct gl g = {.o = o,
+                   .run = &run,
+                   .where = o->where != NULL ? o->where : ".git",
+                   .hostfd = hostfd,
+                   .upfd = o->upfd,
+                   .part = o->worktree != NULL ? CP_GIT_COMMON : CP_GIT_WHOLE};
     land_folder(&g);
     if (!o->dry_run && cp_run_report_on() &&
         (json_object_array_length(run.refs) > 0 || json_object_array_length(run.refused) > 0)) {

@@ -14,8 +14,14 @@
 #include "mirror/event-lines.h"
 
 struct cp_git_land_opts {
-    int rootfd;       /* the work folder here */
-    int upfd;         /* the layer's .git folder */
+    int rootfd; /* the work folder here */
+    int upfd;   /* the layer's .git folder */
+    /* A git folder outside the work folder (git-outside.h): where names it in the words, herefd
+     * is it here, and worktree names the linked worktree whose box wrote it (NULL: a git
+     * folder of the work folder's own). NULL where: the work folder's .git. */
+    const char *where;
+    int herefd;
+    const char *worktree;
     int64_t since_ns; /* a file here whose ctime is at or after this changed during the run */
     bool dry_run;     /* judge and tell, change nothing */
     struct cp_mirror_report *rep;
@@ -25,8 +31,8 @@ struct cp_git_land_opts {
     void *ctx;
 };
 
-/* Lands what the layer's .git holds, its submodules' git folders too; what lands leaves the
- * layer. */
+/* Lands what the layer's .git (or the git folder outside) holds, its submodules' git folders
+ * too; what lands leaves the layer. */
 void cp_git_land(const struct cp_git_land_opts *o);
 
 /* Whether the loose object in the open file fd inflates to bytes whose SHA-1 (hex 40 long) or

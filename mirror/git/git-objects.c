@@ -290,7 +290,7 @@ void cp_gl_land_packs(struct gl *g)
     for (size_t i = 0; i < g->files.n; i++) {
         const char *rel = g->files.v[i], *ext = NULL, *why = NULL;
         char hex[72];
-        if (cp_git_table_kind(rel, &why) != CP_GIT_PACK)
+        if (cp_gl_kind(g, rel, &why) != CP_GIT_PACK)
             continue;
         if (!pack_name(rel, hex, &ext)) {
             cp_gl_refuse(g, rel, "not on git's table");

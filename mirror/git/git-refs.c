@@ -194,7 +194,7 @@ void cp_gl_land_packed(struct gl *g)
         }
         *sp = '\0';
         const char *name = sp + 1, *why = NULL;
-        enum cp_git_kind k = cp_git_table_kind(name, &why);
+        enum cp_git_kind k = cp_gl_kind(g, name, &why);
         char *val = cp_gl_ref_value(line);
         if (cp_strvec_has(&g->files, name)) /* the loose one is the ref */
             continue;

@@ -96,6 +96,43 @@ enum cp_git_kind cp_git_table_kind(const char *rel, const char **why)
     return CP_GIT_REFUSED;
 }
 
+/* What git keeps per worktree (git's own path.c common_list is the rest): a linked worktree has
+ * its own under worktrees/NAME, and the main worktree's are at the top of the common folder. */
+static const char *const per_worktree[] = {
+    "HEAD",       "index",         "logs/HEAD",     "ORIG_HEAD",       "FETCH_HEAD",
+    "MERGE_HEAD", "MERGE_MSG",     "MERGE_MODE",    "AUTO_MERGE",      "COMMIT_EDITMSG",
+    "sequencer/", "rebase-merge/", "rebase-apply/", "config.worktree", NULL,
+};
+
+static bool is_per_worktree(const char *rel)
+{
+    for (size_t i = 0; per_worktree[i] != NULL; i++) {
+        size_t n = strlen(per_worktree[i]);
+        if (per_worktree[i][n - 1] == '/' ? strncmp(rel, per_worktree[i], n) == 0
+                                          : strcmp(rel, per_worktree[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+enum cp_git_kind cp_git_table_kind_in(enum cp_git_part part, const char *rel, const char **why)
+{
+    enum cp_git_kind k = cp_git_table_kind(rel, why);
+    if (part == CP_GIT_COMMON && is_per_worktree(rel) && k != CP_GIT_REFUSED) {
+        *why = "the main worktree's own HEAD, index and state never land from a linked "
+               "worktree's box: it worked in its own";
+        return CP_GIT_REFUSED;
+    }
+    /* The worktree's own folder: its state only. Its objects and refs are the common folder's;
+     * a file of theirs here would be read by no git. */
+    if (part == CP_GIT_OWN && !is_per_worktree(rel) && strncmp(rel, "modules/", 8) != 0 &&
+        k != CP_GIT_REFUSED) {
+        *why = "a linked worktree's own folder holds its HEAD, index, logs and state alone";
+        return CP_GIT_REFUSED;
+    }
+    return k;
+}
+
 int cp_git_ref_name_ok(const char *name)
 {
     size_t n = strlen(name);

@@ -41,12 +41,13 @@ struct cp_container_state {
     char **warm_envs[CP_WARM_POOL_MAX];        /* their proxy variables */
     json_object *warm_specs[CP_WARM_POOL_MAX]; /* the boxes the pool may make after this run
                                                 * (NULL: none) */
-    bool gated;              /* sealed: the folder is seen through a layer the gate lands */
-    bool limits_may_miss;    /* container.limits allow-missing */
-    char *limits_missing;    /* ... and the limits this box went without, for the report */
-    char *layer_volume;      /* this box's layer's volume */
-    struct cp_cache cache;   /* sealed, container.caches on: the folder's caches */
-    const char *req_workdir; /* borrowed from the request */
+    bool gated;                /* sealed: the folder is seen through a layer the gate lands */
+    bool limits_may_miss;      /* container.limits allow-missing */
+    char *limits_missing;      /* ... and the limits this box went without, for the report */
+    char *layer_volume;        /* this box's layer's volume */
+    struct cp_git_outside git; /* the folder's git folder outside it (a linked worktree's) */
+    struct cp_cache cache;     /* sealed, container.caches on: the folder's caches */
+    const char *req_workdir;   /* borrowed from the request */
     char *const *req_argv;
     struct cp_held_run layer; /* its folder, once made or claimed */
     bool behind_started;      /* the work after the run is under way (behind.h) */

@@ -48,6 +48,7 @@ void cp_container_state_free(struct cp_container_state *s)
     free(s->name);
     cp_seal_dispose(&s->seal);
     free(s->layer_volume);
+    cp_git_outside_dispose(&s->git);
     cp_cache_dispose(&s->cache);
     cp_held_run_dispose(&s->layer);
     free(s);
@@ -130,12 +131,15 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .cpus = cp_sealed_cpus(),
         .labels = s->labels,
         .layer = s->gated ? s->layer_volume : NULL,
+        .git_dir = s->git.dir,
+        .git_layer = s->gated && s->git.dir != NULL ? cp_layer_git_volume(s->name) : NULL,
         .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
         .ca_paths = req->sealed ? s->seal.ca_paths : NULL,
         .cache = s->cache.volume,
     };
     cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
+    free((char *)spec.git_layer);
     /* A warm box serves only while its sidecar is the one it was made to use. */
     cleanup_free char *made_from =
         xasprintf("%s %s%s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed",
@@ -148,7 +152,10 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
          i++) {
         spec.env = s->warm_envs[i];
         cleanup_free char *warm_layer = s->gated ? cp_layer_volume(s->warm_names[i]) : NULL;
+        cleanup_free char *warm_git =
+            s->gated && s->git.dir != NULL ? cp_layer_git_volume(s->warm_names[i]) : NULL;
         spec.layer = warm_layer;
+        spec.git_layer = warm_git;
         s->warm_specs[i] = cp_warm_spec(&spec, s->warm_key);
     }
 }
@@ -207,27 +214,22 @@ static void caches(struct cp_container_state *s, const struct cp_run_request *re
 }
 
 /* A folder whose git folder is elsewhere (a linked worktree's .git file names one in the main
- * repository, a submodule's its superproject's .git/modules/NAME; a .git link leads out): the
- * box sees the work folder alone, so git there fails with "not a git repository". Said once
- * here, with what does work. */
-static void say_git_outside(const char *workdir)
+ * repository, a submodule's its superproject's .git/modules/NAME): the box sees that folder at
+ * its own path too, through a layer of its own when sealed (mirror/git/git-outside.h). One that
+ * cannot be followed (a .git link, a worktree that names another folder) is said once here:
+ * git in the box then says it is not a git repository. */
+static void git_outside(struct cp_container_state *s, const char *workdir)
 {
-    cleanup_free char *config = cp_git_config_path(workdir);
-    char *slash = config != NULL ? strrchr(config, '/') : NULL;
-    if (slash == NULL)
-        return;
-    *slash = '\0';
-    cleanup_free char *common = realpath(config, NULL);
-    cleanup_free char *root = realpath(workdir, NULL);
-    size_t n = root != NULL ? strlen(root) : 0;
-    if (common == NULL || root == NULL || (strncmp(common, root, n) == 0 && common[n] == '/'))
-        return;
-    cleanup_free char *shown = cp_escape(common);
-    cp_say("this folder's git folder is outside it (%s), where the box cannot reach it: in a "
-           "linked worktree, a submodule run on its own or behind a .git link, git in the box "
-           "says it is not a git repository, and only the folder's files come back. Run git "
-           "here, on this computer, or the command from the folder that holds the git folder",
-           shown);
+    cleanup_free char *why = NULL;
+    int r = cp_git_outside_find(workdir, &s->git, &why);
+    if (r > 0)
+        cp_debug("git folder %s%s%s outside the folder", s->git.dir,
+                 s->git.worktree ? ", worktree " : "", s->git.worktree ? s->git.worktree : "");
+    if (r < 0)
+        cp_say("this folder's git folder cannot be followed (%s): git in the box says it is not "
+               "a git repository, and only the folder's files come back. Run git here, on this "
+               "computer, or the command from the folder that holds the git folder",
+               why);
 }
 
 int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_error_t *err)
@@ -254,7 +256,7 @@ int cp_container_prepare(const struct cp_run_request *req, void **state_out, cp_
     cp_strv_free(owned);
     if (r < 0 || empty_file(&s->empty_file, err) < 0)
         return cp_error_code(err);
-    say_git_outside(req->workdir);
+    git_outside(s, req->workdir);
     cp_debug("image %s, %zu protected places", s->image,
              cp_strv_len(s->prot.dirs) + cp_strv_len(s->prot.files));
     s->labels = cp_box_owner_labels();

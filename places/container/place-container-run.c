@@ -170,8 +170,9 @@ static int get_box(struct cp_container_state *s, bool *warm_out, char **id_out, 
     }
     if (cp_container_interrupted(err))
         return cp_error_code(err);
-    if (s->gated && cp_layer_make(s->engine, s->req_workdir, s->name, s->req_argv, "running",
-                                  &s->layer, err) < 0)
+    if (s->gated &&
+        cp_layer_make(s->engine, s->req_workdir, s->name, s->req_argv,
+                      s->git.dir != NULL ? &s->git : NULL, "running", &s->layer, err) < 0)
         return cp_error_code(err);
     /* gate.test holds a run here while another CONCH_HOME's clean sweeps. */
     if (s->gated)
@@ -256,6 +257,7 @@ int cp_container_run(void *state, const struct cp_run_request *req, int *status_
                                       .used_layer = s->gated ? s->layer.id : NULL,
                                       .pool = s->warm_pool,
                                       .workdir = s->gated ? req->workdir : NULL,
+                                      .git = s->gated && s->git.dir != NULL ? &s->git : NULL,
                                       .limits_may_miss = s->limits_may_miss};
         /* As many as the pool may come to want while its maker works (warm-pool.h). */
         for (int i = 0; warm_enabled() && i < CP_WARM_POOL_MAX && s->warm_specs[i] != NULL; i++)

@@ -25,6 +25,7 @@
 #include "mirror/git/git-landing.h"
 #include "mirror/git/git-loose.h"
 #include "mirror/git/git-modules.h"
+#include "mirror/git/git-outside.h"
 #include "mirror/git/git-table.h"
 #include "src/base/spawn.h"
 #include "src/base/util.h"
@@ -480,6 +481,168 @@ static void test_modules_land(void **state)
     remove_tree(dir);
 }
 
+/* A linked worktree's two halves: the common folder refuses the main worktree's own HEAD, index
+ * and state and lands the rest as a whole one does; the worktree's own folder lands its own
+ * state alone. */
+static void test_table_parts(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "HEAD", &why), CP_GIT_REFUSED);
+    assert_non_null(strstr(why, "main worktree's own"));
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "index", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "logs/HEAD", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "FETCH_HEAD", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "refs/heads/x", &why), CP_GIT_REF);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "objects/ab/cd", &why), CP_GIT_OBJECT);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "logs/refs/heads/x", &why), CP_GIT_FILE);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_COMMON, "config", &why), CP_GIT_REFUSED);
+    assert_non_null(strstr(why, "config never lands"));
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "HEAD", &why), CP_GIT_HEAD);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "index", &why), CP_GIT_FILE);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "logs/HEAD", &why), CP_GIT_FILE);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "ORIG_HEAD", &why), CP_GIT_FILE);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "refs/heads/x", &why), CP_GIT_REFUSED);
+    assert_non_null(strstr(why, "own folder holds"));
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "objects/ab/cd", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "packed-refs", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "gitdir", &why), CP_GIT_REFUSED);
+    assert_non_null(strstr(why, "another folder"));
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "commondir", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_OWN, "config.worktree", &why), CP_GIT_REFUSED);
+    assert_int_equal(cp_git_table_kind_in(CP_GIT_WHOLE, "HEAD", &why), CP_GIT_HEAD);
+}
+
+/* found: 1, 0 or -1; then the git folder, worktree and owner it must name (NULL: none), or a
+ * piece of why not. */
+static void outside_is(const char *work, int found, const char *gitdir, const char *worktree,
+                       const char *owner_or_why)
+{
+    cleanup_free char *w = xasprintf("%s/%s", dir, work);
+    struct cp_git_outside g;
+    cleanup_free char *why = NULL;
+    assert_int_equal(cp_git_outside_find(w, &g, &why), found);
+    if (found < 0)
+        assert_non_null(strstr(why, owner_or_why));
+    if (found > 0) {
+        cleanup_free char *want_dir = xasprintf("%s/%s", dir, gitdir);
+        cleanup_free char *want_owner = xasprintf("%s/%s", dir, owner_or_why);
+        assert_string_equal(g.dir, want_dir);
+        assert_string_equal(g.owner, want_owner);
+        if (worktree == NULL)
+            assert_null(g.worktree);
+        else
+            assert_string_equal(g.worktree, worktree);
+    }
+    cp_git_outside_dispose(&g);
+}
+
+/* Which git folder outside a work folder is followed: a linked worktree's (by an absolute or a
+ * relative gitdir), a submodule's run on its own, a separate git folder; and which is not: a
+ * worktree whose git folder names another folder back, a .git link, a .git file naming nothing,
+ * a git folder inside the work folder. A .git folder is no git folder outside. */
+static void test_outside_find(void **state)
+{
+    (void)state;
+    scratch();
+    static const char *const git_folder[] = {"HEAD", "objects/.keep", "refs/.keep", NULL};
+    for (size_t i = 0; git_folder[i] != NULL; i++) {
+        cleanup_free char *m = xasprintf("m/.git/%s", git_folder[i]);
+        cleanup_free char *sub = xasprintf("m/.git/modules/s/%s", git_folder[i]);
+        cleanup_free char *sep = xasprintf("sep.git/%s", git_folder[i]);
+        cleanup_free char *in = xasprintf("inner/g/%s", git_folder[i]);
+        put(dir, m, "ref: refs/heads/main\n");
+        put(dir, sub, "ref: refs/heads/main\n");
+        put(dir, sep, "ref: refs/heads/main\n");
+        put(dir, in, "ref: refs/heads/main\n");
+    }
+    cleanup_free char *back = xasprintf("%s/wt/.git\n", dir);
+    cleanup_free char *to_wt = xasprintf("gitdir: %s/m/.git/worktrees/wt\n", dir);
+    put(dir, "m/.git/worktrees/wt/commondir", "../..\n");
+    put(dir, "m/.git/worktrees/wt/gitdir", back);
+    put(dir, "m/.git/worktrees/wt/HEAD", "ref: refs/heads/wt\n");
+    put(dir, "wt/.git", to_wt);
+    outside_is("wt", 1, "m/.git", "wt", "m");
+    put(dir, "wt2/.git", "gitdir: ../m/.git/worktrees/wt\n"); /* names wt's: not its own */
+    outside_is("wt2", -1, NULL, NULL, "names another folder");
+    put(dir, "s/.git", "gitdir: ../m/.git/modules/s\n");
+    outside_is("s", 1, "m/.git/modules/s", NULL, "m");
+    put(dir, "sep/.git", "gitdir: ../sep.git\n");
+    outside_is("sep", 1, "sep.git", NULL, "sep.git");
+    put(dir, "none/.git", "gitdir: ../nowhere\n");
+    outside_is("none", -1, NULL, NULL, "names no git folder");
+    put(dir, "inner/.git", "gitdir: g\n");
+    outside_is("inner", -1, NULL, NULL, "hold one another");
+    cleanup_free char *link = xasprintf("%s/linked", dir);
+    cleanup_free char *link_git = xasprintf("%s/linked/.git", dir);
+    cleanup_free char *m_git = xasprintf("%s/m/.git", dir);
+    assert_int_equal(mkdir(link, 0755), 0);
+    assert_int_equal(symlink(m_git, link_git), 0);
+    outside_is("linked", -1, NULL, NULL, "a link");
+    outside_is("m", 0, NULL, NULL, NULL);
+    remove_tree(dir);
+}
+
+/* A box in a linked worktree (its .git copied, changed, and the changes as its layer): its
+ * commit, the worktree's index and a new branch land; the main worktree's HEAD, the config,
+ * another worktree's folder, the worktree's gitdir and an object under its own folder are
+ * refused with their reasons; git fsck here is clean. */
+static void test_worktree_land(void **state)
+{
+    (void)state;
+    scratch();
+    in_dir("git init -q -b main work; echo 1 >work/f; G -C work add f; G -C work commit -qm one;"
+           "G -C work worktree add -q ../wt -b wtb; cp -a work/.git box-git; cp -a wt box-wt;"
+           "echo 2 >>box-wt/f;"
+           "GIT_DIR=$PWD/box-git/worktrees/wt GIT_WORK_TREE=$PWD/box-wt G commit -qam wt-2;"
+           "G --git-dir=box-git branch side wtb; echo 'ref: refs/heads/side' >box-git/HEAD;"
+           "G --git-dir=box-git config core.hooksPath /tmp/h; echo /x >box-git/worktrees/wt/gitdir;"
+           "mkdir -p box-git/worktrees/other box-git/worktrees/wt/objects/ab;"
+           "echo 'ref: refs/heads/main' >box-git/worktrees/other/HEAD;"
+           "echo x >box-git/worktrees/wt/objects/ab/cd;"
+           "cd box-git; find . -type f | while read -r f; do cmp -s \"$f\" \"../work/.git/$f\" ||"
+           "  { mkdir -p \"../up/${f%/*}\"; cp -p \"$f\" \"../up/$f\"; }; done");
+    struct seen s = {{0}};
+    cleanup_free char *git = xasprintf("%s/work/.git", dir);
+    cleanup_free char *up = xasprintf("%s/up", dir);
+    struct cp_mirror_report rep = {.say = say_line, .ctx = &s};
+    int herefd = open(git, O_RDONLY | O_DIRECTORY), upfd = open(up, O_RDONLY | O_DIRECTORY);
+    cp_git_land(&(struct cp_git_land_opts){.rootfd = -1,
+                                           .upfd = upfd,
+                                           .where = git,
+                                           .herefd = herefd,
+                                           .worktree = "wt",
+                                           .since_ns = INT64_MAX,
+                                           .rep = &rep,
+                                           .refuse = on_refuse,
+                                           .tell = on_tell,
+                                           .ctx = &s});
+    close(herefd);
+    close(upfd);
+    cp_report_dispose(&rep);
+    in_dir("[ \"$(git -C wt log -1 --format=%s)\" = wt-2 ]; git -C wt diff --cached --quiet HEAD;"
+           "git -C work rev-parse -q --verify side >/dev/null;"
+           "grep -qx 'ref: refs/heads/main' work/.git/HEAD; ! grep -q hooksPath work/.git/config;"
+           "[ ! -e work/.git/worktrees/other ]; grep -q /wt/.git work/.git/worktrees/wt/gitdir;"
+           "[ ! -e work/.git/worktrees/wt/objects ]; [ -z \"$(git -C work fsck --no-dangling "
+           "2>&1)\" ]");
+    cleanup_free char *said = xasprintf(
+        "refused %s/HEAD: the main worktree's own|refused %s/config: git's config never lands|"
+        "refused %s/worktrees/other/HEAD: a linked worktree's git folder never lands|"
+        "refused %s/worktrees/wt/gitdir: gitdir names another folder|"
+        "refused %s/worktrees/wt/objects/ab/cd: a linked worktree's own folder holds|"
+        "changed %s/worktrees/wt/index|changed %s/refs/heads/wtb",
+        git, git, git, git, git, git, git);
+    for (char *one = said, *bar; one != NULL; one = bar ? bar + 1 : NULL) {
+        bar = strchr(one, '|');
+        if (bar != NULL)
+            *bar = '\0';
+        if (strstr(s.said, one) == NULL)
+            fail_msg("not said: %s\nsaid:\n%s", one, s.said);
+    }
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,7 +650,8 @@ int main(void)
         cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
         cmocka_unit_test(test_loose),         cmocka_unit_test(test_refs),
         cmocka_unit_test(test_packs),         cmocka_unit_test(test_modules_walk),
-        cmocka_unit_test(test_modules_land),
+        cmocka_unit_test(test_modules_land),  cmocka_unit_test(test_table_parts),
+        cmocka_unit_test(test_outside_find),  cmocka_unit_test(test_worktree_land),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

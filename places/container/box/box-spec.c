@@ -60,6 +60,11 @@ static json_object *mounts(const struct cp_box_spec *s)
     /* The top .git is seen through the layer and lands by git's table (mirror/git/git-table.c);
      * every other one (submodules', nested repositories', worktrees' files) stays read-only.
      * A .git made during the run stays in the layer: the gate never lands one. */
+    /* A git folder outside the folder (a linked worktree's common one) at its own path, through
+     * a layer of its own that lands by git's table too (mirror/git/git-outside.h). */
+    if (s->git_dir != NULL)
+        json_object_array_add(a, s->git_layer != NULL ? volume_mount(s->git_layer, s->git_dir)
+                                                      : bind_mount(s->git_dir, s->git_dir, false));
     cleanup_free char *top = s->layer != NULL ? xasprintf("%s/.git", s->workdir) : NULL;
     for (size_t i = 0; s->sealed && s->gits != NULL && s->gits[i] != NULL; i++)
         if (top == NULL || strcmp(s->gits[i], top) != 0)

@@ -34,6 +34,8 @@ struct cp_box_spec {
     const char *ca_bundle;  /* sealed: the image's roots and the sidecar's CA (egress-trust.h), */
     char **ca_paths;        /* bound read-only at these paths; NULL: the image's own */
     const char *cache;      /* sealed: the folder's cache volume (caches.h), or NULL */
+    const char *git_dir;    /* the folder's git folder outside it (git-outside.h), or NULL, */
+    const char *git_layer;  /* seen through this layer's volume, or NULL: bound (--unsealed) */
 };
 
 /* The POST /containers/create body; the caller owns it. */

@@ -28,10 +28,15 @@ char *cp_layer_volume(const char *id)
     return xasprintf("%s-layer", id);
 }
 
-static json_object *volume_body(const char *id, const char *mark, const char *options)
+char *cp_layer_git_volume(const char *id)
+{
+    return xasprintf("%s-gitlayer", id);
+}
+
+static json_object *volume_body(const char *name, const char *id, const char *mark,
+                                const char *options)
 {
     json_object *b = json_object_new_object();
-    cleanup_free char *name = cp_layer_volume(id);
     json_object_object_add(b, "Name", json_object_new_string(name));
     json_object_object_add(b, "Driver", json_object_new_string("local"));
     json_object *o = json_object_new_object();
@@ -47,31 +52,45 @@ static json_object *volume_body(const char *id, const char *mark, const char *op
     return b;
 }
 
-static int make_volume(struct cp_engine *e, struct cp_held_run *r, const char *state,
-                       cp_error_t *err)
+static int make_volume(struct cp_engine *e, struct cp_held_run *r, bool git, cp_error_t *err)
 {
     cleanup_free char *options = NULL;
-    if (strcmp(state, "running") != 0 && cp_held_set_state(r, state, err) < 0)
-        return cp_error_code(err);
-    if (cp_held_mount_options(r, &options, err) < 0)
+    if (cp_held_mount_options(r, git, &options, err) < 0)
         return cp_error_code(err);
     cleanup_free char *mark = cp_home_mark();
     if (mark == NULL)
         return cp_error_make(err, CP_ERR_FAILED, 0, "cannot read CONCH_HOME's workplaces folder");
-    cleanup_json json_object *body = volume_body(r->id, mark, options);
+    cleanup_free char *name = git ? cp_layer_git_volume(r->id) : cp_layer_volume(r->id);
+    cleanup_json json_object *body = volume_body(name, r->id, mark, options);
     if (cp_engine_call(e, "POST", "/volumes/create", body, NULL, err) < 0)
-        return cp_error_wrap(err, "making the box's layer volume");
+        return cp_error_wrap(err, git ? "making the layer volume of the box's git folder"
+                                      : "making the box's layer volume");
+    return 0;
+}
+
+static void remove_volumes(struct cp_engine *e, const char *id, bool git);
+
+static int make_volumes(struct cp_engine *e, struct cp_held_run *r, const char *state,
+                        cp_error_t *err)
+{
+    if (strcmp(state, "running") != 0 && cp_held_set_state(r, state, err) < 0)
+        return cp_error_code(err);
+    if (make_volume(e, r, false, err) < 0 ||
+        (r->git_dir != NULL && make_volume(e, r, true, err) < 0))
+        return cp_error_code(err);
     return 0;
 }
 
 int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char *const *argv,
-                  const char *state, struct cp_held_run *out, cp_error_t *err)
+                  const struct cp_git_outside *git, const char *state, struct cp_held_run *out,
+                  cp_error_t *err)
 {
     struct cp_held_run r = {0};
-    if (cp_held_make(workdir, id, argv, &r, err) < 0)
+    if (cp_held_make(workdir, id, argv, git, &r, err) < 0)
         return cp_error_wrap(err, "making the box's layer");
-    if (make_volume(e, &r, state, err) < 0) {
+    if (make_volumes(e, &r, state, err) < 0) {
         cleanup_error cp_error_t derr = NULL;
+        remove_volumes(e, id, r.git_dir != NULL);
         cp_held_discard(&r, &derr);
         cp_held_run_dispose(&r);
         return cp_error_code(err);
@@ -92,9 +111,8 @@ static bool volume_is_ours(json_object *reply, const char *id, const char *mark)
     return lid != NULL && strcmp(lid, id) == 0 && lhome != NULL && strcmp(lhome, mark) == 0;
 }
 
-int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err)
+static int check_volume(struct cp_engine *e, const char *id, const char *name, cp_error_t *err)
 {
-    cleanup_free char *name = cp_layer_volume(id);
     cleanup_free char *path = xasprintf("/volumes/%s", name);
     cleanup_free char *mark = cp_home_mark();
     cleanup_json json_object *reply = NULL;
@@ -111,9 +129,21 @@ int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err)
     return cp_error_code(err);
 }
 
-void cp_layer_volume_remove(struct cp_engine *e, const char *id)
+int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err)
 {
     cleanup_free char *name = cp_layer_volume(id);
+    if (check_volume(e, id, name, err) < 0)
+        return cp_error_code(err);
+    cleanup_held_run struct cp_held_run r = {0};
+    cleanup_error cp_error_t lerr = NULL;
+    if (cp_held_load(id, &r, &lerr) < 0 || r.git_dir == NULL)
+        return 0;
+    cleanup_free char *git = cp_layer_git_volume(id);
+    return check_volume(e, id, git, err);
+}
+
+static void remove_volume(struct cp_engine *e, const char *name)
+{
     cleanup_free char *path = xasprintf("/volumes/%s?force=1", name);
     long status = 0;
     cleanup_error cp_error_t err = NULL;
@@ -121,13 +151,24 @@ void cp_layer_volume_remove(struct cp_engine *e, const char *id)
         cp_debug("layer volume %s: %s", name, err->msg);
 }
 
+static void remove_volumes(struct cp_engine *e, const char *id, bool git)
+{
+    cleanup_free char *name = cp_layer_volume(id);
+    remove_volume(e, name);
+    cleanup_free char *git_name = git ? cp_layer_git_volume(id) : NULL;
+    if (git_name != NULL)
+        remove_volume(e, git_name);
+}
+
 void cp_layer_drop(struct cp_engine *e, const char *id)
 {
-    cp_layer_volume_remove(e, id);
     struct cp_held_run r = {0};
     cleanup_error cp_error_t err = NULL;
-    if (cp_held_load(id, &r, &err) < 0)
+    if (cp_held_load(id, &r, &err) < 0) {
+        remove_volumes(e, id, true); /* no record says which it had */
         return;
+    }
+    remove_volumes(e, id, r.git_dir != NULL);
     if (strcmp(r.state, "landed") == 0 || strcmp(r.state, "warm") == 0)
         cp_held_discard(&r, &err);
     cp_held_run_dispose(&r);
@@ -187,7 +228,7 @@ void cp_layer_sweep(struct cp_engine *e)
             strcmp(cp_json_str(labels, HOME_LABEL), mark) != 0)
             continue;
         /* Its folder is gone once it landed or was dropped: the volume serves no box. */
-        if (!layer_dir_exists(json_object_get_string(id)))
-            cp_layer_volume_remove(e, json_object_get_string(id));
+        if (!layer_dir_exists(json_object_get_string(id)) && cp_json_str(v, "Name") != NULL)
+            remove_volume(e, cp_json_str(v, "Name"));
     }
 }

@@ -12,20 +12,20 @@
 #include "places/container/engine/engine.h"
 /* The volume of the layer made for the box named id. The caller frees it. */
 char *cp_layer_volume(const char *id);
+/* And of the layer over its git folder outside the work folder (mirror/git/git-outside.h),
+ * mounted at that folder's own path. */
+char *cp_layer_git_volume(const char *id);
 
-/* Makes the run's layer folder and its volume. state: "running", or "warm" for a box made
- * ahead. */
+/* Makes the run's layer folder and its volume; with git (NULL: none), the git folder's layer
+ * and volume too. state: "running", or "warm" for a box made ahead. */
 int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char *const *argv,
-                  const char *state, struct cp_held_run *out, cp_error_t *err);
+                  const struct cp_git_outside *git, const char *state, struct cp_held_run *out,
+                  cp_error_t *err);
 
-/* Whether the layer volume the box named id mounts is still the one cp_layer_make made (its
- * labels); called once the box is made, since the engine makes an empty volume for a name it
- * does not find. */
+/* Whether the layer volumes the box named id mounts are still the ones cp_layer_make made
+ * (their labels); called once the box is made, since the engine makes an empty volume for a
+ * name it does not find. */
 int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err);
-
-/* Removes the volume (the layer's folder stays for the gate). Quiet: a volume still in use or
- * gone is left to the next sweep. */
-void cp_layer_volume_remove(struct cp_engine *e, const char *id);
 
 /* After its box is gone: removes the layer's volume, then its folder unless it is held. */
 void cp_layer_drop(struct cp_engine *e, const char *id);

@@ -33,6 +33,11 @@ static json_object *refill_json(const struct cp_warm_refill *r)
     }
     json_object_object_add(o, "next", next);
     add_str(o, "workdir", r->workdir);
+    if (r->git != NULL) {
+        add_str(o, "git_dir", r->git->dir);
+        add_str(o, "git_worktree", r->git->worktree);
+        add_str(o, "git_owner", r->git->owner);
+    }
     json_object_object_add(o, "limits_may_miss", json_object_new_boolean(r->limits_may_miss));
     return o;
 }
@@ -91,6 +96,12 @@ int cp_container_behind_job(json_object *job, cp_error_t *err)
                                    .workdir = cp_json_str(refill, "workdir"),
                                    .limits_may_miss = json_object_get_boolean(may_miss)};
         read_next(refill, &r);
+        /* Borrowed from the job, which outlives the refill. */
+        struct cp_git_outside git = {.dir = (char *)cp_json_str(refill, "git_dir"),
+                                     .worktree = (char *)cp_json_str(refill, "git_worktree"),
+                                     .owner = (char *)cp_json_str(refill, "git_owner")};
+        if (git.dir != NULL && git.owner != NULL)
+            r.git = &git;
         cp_warm_refill_now(e, &r);
     }
     cp_leftovers_sweep_now();

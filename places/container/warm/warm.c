@@ -42,6 +42,7 @@ char *cp_warm_key(const struct cp_box_spec *spec, const char *made_from)
     base.env = NULL;
     /* Each box has a layer of its own; whether there is one belongs to the key. */
     base.layer = spec->layer != NULL ? "layer" : NULL;
+    base.git_layer = spec->git_layer != NULL ? "git-layer" : NULL; /* and its git folder's */
     cleanup_json json_object *j = cp_box_spec_json(&base);
     /* A box that waits in another shell (an earlier build's) is never claimed. */
     return xasprintf("%s stdin-exec-marked %s %s", PACKAGE_VERSION, made_from,
@@ -85,7 +86,7 @@ static int warm_layer(struct cp_engine *e, const struct cp_warm_refill *r, const
     if (r->workdir == NULL)
         return 0;
     struct cp_held_run layer = {0};
-    if (cp_layer_make(e, r->workdir, name, NULL, "warm", &layer, err) < 0)
+    if (cp_layer_make(e, r->workdir, name, NULL, r->git, "warm", &layer, err) < 0)
         return cp_error_code(err);
     cp_held_run_dispose(&layer);
     return 0;

@@ -64,7 +64,8 @@ struct cp_warm_refill {
     const char *pool;       /* the pool to top up to its pace (warm-pool.h; NULL: none) ... */
     struct cp_warm_next next[CP_WARM_POOL_MAX]; /* ... from these, in order */
     size_t nnext;
-    const char *workdir;  /* each with a layer of its own over this folder (NULL: bound) */
+    const char *workdir; /* each with a layer of its own over this folder (NULL: bound) */
+    const struct cp_git_outside *git; /* and over its git folder outside it (NULL: none) */
     bool limits_may_miss; /* ... kept without its limits (container.limits allow-missing) */
 };
 
