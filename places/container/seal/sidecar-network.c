@@ -229,9 +229,16 @@ int cp_sidecar_network_ensure(struct cp_engine *e, const struct cp_sidecar_names
                       "the %s engine could not make the internal network %s that a sealed "
                       "box needs",
                       e->kind, n->name);
-        cp_error_hint(err, "Sealed boxes reach the network only through an internal network and "
-                           "the egress sidecar; use an engine that makes internal bridge "
-                           "networks, or run with --unsealed.");
+        /* Out of address ranges: each folder's sealed runs (per CONCH_HOME) hold one network. */
+        if (strstr((*err)->msg, "address pool") != NULL)
+            cp_error_hint(err, "The engine has no address range left for another network: each "
+                               "folder's sealed boxes hold one. 'conch-place clean' removes "
+                               "those no box uses (run it with each CONCH_HOME you use), and the "
+                               "engine's default-address-pools setting gives it more.");
+        else
+            cp_error_hint(err, "Sealed boxes reach the network only through an internal network "
+                               "and the egress sidecar; use an engine that makes internal bridge "
+                               "networks, or run with --unsealed.");
         return cp_error_code(err);
     }
     return 0;
