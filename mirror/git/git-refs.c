@@ -124,6 +124,40 @@ static void say_forced(struct gl *g, const char *name, const char *old, const ch
               s, in, old, new, dir, s);
 }
 
+/* Whether the git folder here's HEAD at rel names the branch name. */
+static bool head_names(struct gl *g, const char *rel, const char *name)
+{
+    struct stat st;
+    cleanup_free char *head = cp_gl_read_here(g, rel, &st);
+    size_t n = strlen(name);
+    return head != NULL && strncmp(head, "ref: ", 5) == 0 && strncmp(head + 5, name, n) == 0 &&
+           (head[5 + n] == '\n' || head[5 + n] == '\0');
+}
+
+/* A branch checked out in a worktree the box did not work in: the main one (when the box worked
+ * in a linked worktree) or a linked one other than the box's. Moving it would leave that
+ * worktree's files and index behind its HEAD, as a push to a checked-out branch would, which
+ * git itself refuses. */
+static bool checked_out_elsewhere(struct gl *g, const char *name)
+{
+    if (strncmp(name, "refs/heads/", 11) != 0)
+        return false;
+    if (g->part == CP_GIT_COMMON && head_names(g, "HEAD", name))
+        return true;
+    cleanup_close int wts = g->hostfd >= 0 ? openat(g->hostfd, "worktrees",
+                                                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                           : -1;
+    cleanup_strv char **names = wts >= 0 ? cp_walk_names(wts) : NULL;
+    for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
+        if (g->part == CP_GIT_COMMON && strcmp(names[i], g->o->worktree) == 0)
+            continue;
+        cleanup_free char *rel = xasprintf("worktrees/%s/HEAD", names[i]);
+        if (head_names(g, rel, name))
+            return true;
+    }
+    return false;
+}
+
 /* One ref the box set: the rules, then it lands. shown: where it came from (rel). true when it
  * is done with (landed, or already so). */
 bool cp_gl_land_ref(struct gl *g, const char *name, const char *val, enum cp_git_kind kind,
@@ -138,6 +172,13 @@ bool cp_gl_land_ref(struct gl *g, const char *name, const char *val, enum cp_git
     ref_here(g, name, old, &st);
     if (strcmp(old, val) == 0)
         return true;
+    if (checked_out_elsewhere(g, name)) {
+        cp_gl_refuse(g, shown,
+                     "a branch checked out in another worktree here never moves from this box: "
+                     "that worktree's files would stay behind (git itself refuses it; move it "
+                     "there)");
+        return false;
+    }
     if (g->o->dry_run) {
         cp_gl_tell(g, old[0] ? "changed" : "added", name);
         return false;

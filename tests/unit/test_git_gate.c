@@ -600,6 +600,7 @@ static void test_worktree_land(void **state)
            "mkdir -p box-git/worktrees/other box-git/worktrees/wt/objects/ab;"
            "echo 'ref: refs/heads/main' >box-git/worktrees/other/HEAD;"
            "echo x >box-git/worktrees/wt/objects/ab/cd;"
+           "G --git-dir=box-git update-ref refs/heads/main $(G --git-dir=box-git rev-parse wtb);"
            "cd box-git; find . -type f | while read -r f; do cmp -s \"$f\" \"../work/.git/$f\" ||"
            "  { mkdir -p \"../up/${f%/*}\"; cp -p \"$f\" \"../up/$f\"; }; done");
     struct seen s = {{0}};
@@ -625,14 +626,15 @@ static void test_worktree_land(void **state)
            "grep -qx 'ref: refs/heads/main' work/.git/HEAD; ! grep -q hooksPath work/.git/config;"
            "[ ! -e work/.git/worktrees/other ]; grep -q /wt/.git work/.git/worktrees/wt/gitdir;"
            "[ ! -e work/.git/worktrees/wt/objects ]; [ -z \"$(git -C work fsck --no-dangling "
-           "2>&1)\" ]");
+           "2>&1)\" ]; [ \"$(git -C work log -1 --format=%s main)\" = one ]");
     cleanup_free char *said = xasprintf(
         "refused %s/HEAD: the main worktree's own|refused %s/config: git's config never lands|"
         "refused %s/worktrees/other/HEAD: a linked worktree's git folder never lands|"
         "refused %s/worktrees/wt/gitdir: gitdir names another folder|"
         "refused %s/worktrees/wt/objects/ab/cd: a linked worktree's own folder holds|"
-        "changed %s/worktrees/wt/index|changed %s/refs/heads/wtb",
-        git, git, git, git, git, git, git);
+        "changed %s/worktrees/wt/index|changed %s/refs/heads/wtb|"
+        "refused %s/refs/heads/main: a branch checked out in another worktree",
+        git, git, git, git, git, git, git, git);
     for (char *one = said, *bar; one != NULL; one = bar ? bar + 1 : NULL) {
         bar = strchr(one, '|');
         if (bar != NULL)
@@ -643,15 +645,45 @@ static void test_worktree_land(void **state)
     remove_tree(dir);
 }
 
+/* A box in the main folder: its own branch moves, a branch checked out in a linked worktree
+ * never does (that worktree's files would stay behind), with its reason. */
+static void test_checked_out_elsewhere(void **state)
+{
+    (void)state;
+    scratch();
+    in_dir("git init -q -b main work; echo 1 >work/f; G -C work add f; G -C work commit -qm one;"
+           "G -C work worktree add -q ../wt -b wtb; cp -a work/.git box-git;"
+           "c=$(G --git-dir=box-git commit-tree -p main -m two main^{tree});"
+           "G --git-dir=box-git update-ref refs/heads/main $c;"
+           "G --git-dir=box-git update-ref refs/heads/wtb $c;"
+           "cd box-git; find . -type f | while read -r f; do cmp -s \"$f\" \"../work/.git/$f\" ||"
+           "  { mkdir -p \"../up/.git/${f%/*}\"; cp -p \"$f\" \"../up/.git/$f\"; }; done");
+    struct seen s = {{0}};
+    land_up(&s);
+    in_dir("[ \"$(git -C work log -1 --format=%s main)\" = two ];"
+           "[ \"$(git -C work log -1 --format=%s wtb)\" = one ]");
+    assert_non_null(strstr(s.said, "changed .git/refs/heads/main"));
+    assert_non_null(strstr(s.said, "refused .git/refs/heads/wtb: a branch checked out in another "
+                                   "worktree here never moves from this box"));
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_refuses), cmocka_unit_test(test_table_lands),
-        cmocka_unit_test(test_ref_names),     cmocka_unit_test(test_object),
-        cmocka_unit_test(test_loose),         cmocka_unit_test(test_refs),
-        cmocka_unit_test(test_packs),         cmocka_unit_test(test_modules_walk),
-        cmocka_unit_test(test_modules_land),  cmocka_unit_test(test_table_parts),
-        cmocka_unit_test(test_outside_find),  cmocka_unit_test(test_worktree_land),
+        cmocka_unit_test(test_table_refuses),
+        cmocka_unit_test(test_table_lands),
+        cmocka_unit_test(test_ref_names),
+        cmocka_unit_test(test_object),
+        cmocka_unit_test(test_loose),
+        cmocka_unit_test(test_refs),
+        cmocka_unit_test(test_packs),
+        cmocka_unit_test(test_modules_walk),
+        cmocka_unit_test(test_modules_land),
+        cmocka_unit_test(test_table_parts),
+        cmocka_unit_test(test_outside_find),
+        cmocka_unit_test(test_worktree_land),
+        cmocka_unit_test(test_checked_out_elsewhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
