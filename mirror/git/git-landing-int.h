@@ -36,6 +36,7 @@ struct gl {
     bool modules;                      /* the layer holds its modules/ folder */
     enum cp_git_part part;             /* which of git's tables it lands by (git-table.h) */
     bool own;                          /* common part: the layer holds worktrees/NAME */
+    struct gl *common;                 /* own part: the common folder's landing */
 };
 
 /* The kind of rel in this git folder, by its part's table. */

@@ -250,7 +250,8 @@ static void land_own(struct gl *common)
                      .where = where,
                      .hostfd = here,
                      .upfd = up,
-                     .part = CP_GIT_OWN};
+                     .part = CP_GIT_OWN,
+                     .common = common};
     land_folder(&own);
 }
 

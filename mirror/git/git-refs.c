@@ -142,14 +142,18 @@ static bool checked_out_elsewhere(struct gl *g, const char *name)
 {
     if (strncmp(name, "refs/heads/", 11) != 0)
         return false;
-    if (g->part == CP_GIT_COMMON && head_names(g, "HEAD", name))
+    /* A linked worktree's own folder asks of the common one, where the worktrees are. */
+    bool linked = g->part != CP_GIT_WHOLE;
+    if (g->part == CP_GIT_OWN && (g = g->common) == NULL)
+        return false;
+    if (linked && head_names(g, "HEAD", name))
         return true;
     cleanup_close int wts = g->hostfd >= 0 ? openat(g->hostfd, "worktrees",
                                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                                            : -1;
     cleanup_strv char **names = wts >= 0 ? cp_walk_names(wts) : NULL;
     for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
-        if (g->part == CP_GIT_COMMON && strcmp(names[i], g->o->worktree) == 0)
+        if (linked && strcmp(names[i], g->o->worktree) == 0)
             continue;
         cleanup_free char *rel = xasprintf("worktrees/%s/HEAD", names[i]);
         if (head_names(g, rel, name))
@@ -272,6 +276,12 @@ void cp_gl_land_head(struct gl *g)
     cleanup_free char *here = cp_gl_read_here(g, "HEAD", &st);
     if (here != NULL && strcspn(here, "\n") == n && strncmp(here, text, n) == 0) {
         cp_gl_drop_up(g, "HEAD");
+        return;
+    }
+    if (branch && checked_out_elsewhere(g, text + 5)) {
+        cp_gl_refuse(g, "HEAD",
+                     "HEAD never lands as a branch checked out in another worktree here: both "
+                     "worktrees would move it (git itself refuses that checkout)");
         return;
     }
     if (g->o->dry_run) {

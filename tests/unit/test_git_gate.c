@@ -601,6 +601,7 @@ static void test_worktree_land(void **state)
            "echo 'ref: refs/heads/main' >box-git/worktrees/other/HEAD;"
            "echo x >box-git/worktrees/wt/objects/ab/cd;"
            "G --git-dir=box-git update-ref refs/heads/main $(G --git-dir=box-git rev-parse wtb);"
+           "echo 'ref: refs/heads/main' >box-git/worktrees/wt/HEAD;"
            "cd box-git; find . -type f | while read -r f; do cmp -s \"$f\" \"../work/.git/$f\" ||"
            "  { mkdir -p \"../up/${f%/*}\"; cp -p \"$f\" \"../up/$f\"; }; done");
     struct seen s = {{0}};
@@ -633,8 +634,9 @@ static void test_worktree_land(void **state)
         "refused %s/worktrees/wt/gitdir: gitdir names another folder|"
         "refused %s/worktrees/wt/objects/ab/cd: a linked worktree's own folder holds|"
         "changed %s/worktrees/wt/index|changed %s/refs/heads/wtb|"
-        "refused %s/refs/heads/main: a branch checked out in another worktree",
-        git, git, git, git, git, git, git, git);
+        "refused %s/refs/heads/main: a branch checked out in another worktree|"
+        "refused %s/worktrees/wt/HEAD: HEAD never lands as a branch checked out",
+        git, git, git, git, git, git, git, git, git);
     for (char *one = said, *bar; one != NULL; one = bar ? bar + 1 : NULL) {
         bar = strchr(one, '|');
         if (bar != NULL)
@@ -656,12 +658,16 @@ static void test_checked_out_elsewhere(void **state)
            "c=$(G --git-dir=box-git commit-tree -p main -m two main^{tree});"
            "G --git-dir=box-git update-ref refs/heads/main $c;"
            "G --git-dir=box-git update-ref refs/heads/wtb $c;"
+           "echo 'ref: refs/heads/wtb' >box-git/HEAD;"
            "cd box-git; find . -type f | while read -r f; do cmp -s \"$f\" \"../work/.git/$f\" ||"
            "  { mkdir -p \"../up/.git/${f%/*}\"; cp -p \"$f\" \"../up/.git/$f\"; }; done");
     struct seen s = {{0}};
     land_up(&s);
     in_dir("[ \"$(git -C work log -1 --format=%s main)\" = two ];"
-           "[ \"$(git -C work log -1 --format=%s wtb)\" = one ]");
+           "[ \"$(git -C work log -1 --format=%s wtb)\" = one ];"
+           "grep -qx 'ref: refs/heads/main' work/.git/HEAD;"
+           "grep -qx 'ref: refs/heads/wtb' work/.git/worktrees/wt/HEAD");
+    assert_non_null(strstr(s.said, "refused .git/HEAD: HEAD never lands as a branch checked out"));
     assert_non_null(strstr(s.said, "changed .git/refs/heads/main"));
     assert_non_null(strstr(s.said, "refused .git/refs/heads/wtb: a branch checked out in another "
                                    "worktree here never moves from this box"));
