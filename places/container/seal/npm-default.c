@@ -5,15 +5,18 @@
  * cached by the image's id. */
 #include "config.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "places/container/box/box.h"
 #include "places/container/engine/engine.h"
+#include "src/base/buf.h"
 #include "places/container/allow/allow.h"
 #include "src/base/http.h"
 #include "src/base/json.h"
@@ -166,8 +169,8 @@ const char *cp_npm_default_host(void)
 /* ---- the work image's npm ---- */
 
 /* The one-shot box: the same npm question, sealed tighter than a work box (no network at all,
- * nothing of the person's mounted, nobody's uid), from the seal's body (create-body.c). It keeps
- * its log so the answer can be read. */
+ * nothing of the person's mounted, nobody's uid), from the seal's body (create-body.c). It stays
+ * once ended, so its status can be read. */
 static json_object *oneshot_spec(const char *image_id)
 {
     /* 127 tells an image without npm from a failure: both engines fail the start otherwise. */
@@ -209,18 +212,32 @@ static char *first_url_host(const char *out, size_t len)
     return NULL;
 }
 
-static int oneshot_output(struct cp_engine *e, const char *id, char **host_out, cp_error_t *err)
+/* The box's standard output, read from its attach stream, opened before it starts: the engine's
+ * log read after the box ended can come back empty on Podman (its issues 18613 and 18501: a
+ * `podman wait` then `podman logs` race). Into a memfd, since it is read once the stream ends. */
+static int oneshot_attach(struct cp_engine *e, const char *id, int *fd_out, struct cp_buf *early,
+                          cp_error_t *err)
 {
-    cleanup_free char *url =
-        xasprintf("http://localhost/v%s/containers/%s/logs?stdout=1&stderr=0", e->version, id);
-    struct cp_http_req req = {
-        .method = "GET", .url = url, .unix_socket = e->socket, .max_body = 64 * 1024};
-    cleanup_http_resp struct cp_http_resp resp = {0};
-    if (cp_http_perform(&e->curl, &req, &resp, err) < 0)
+    cleanup_free char *path =
+        xasprintf("/containers/%s/attach?stream=1&stdin=0&stdout=1&stderr=0", id);
+    if (cp_stream_hijack(e, "POST", path, NULL, fd_out, early, err) < 0)
+        return cp_error_wrap(err, "attaching to the one-shot box");
+    return 0;
+}
+
+static int oneshot_read(int fd, struct cp_buf *early, char **host_out, cp_error_t *err)
+{
+    cleanup_close int out = memfd_create("npm-answer", MFD_CLOEXEC);
+    if (out < 0)
+        return cp_error_make(err, CP_ERR_FAILED, errno, "cannot hold the image's npm's answer");
+    struct cp_demux d;
+    cp_demux_init(&d, out, -1);
+    if (cp_stream_pump(fd, &d, early, -1, -1, err) < 0 || cp_demux_finish(&d) < 0)
         return cp_error_wrap(err, "reading what the image's npm said");
-    *host_out = resp.status == 200
-                    ? first_url_host(resp.body.data ? resp.body.data : "", resp.body.len)
-                    : NULL;
+    char buf[64 * 1024];
+    ssize_t n = pread(out, buf, sizeof(buf) - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    *host_out = first_url_host(buf, n > 0 ? (size_t)n : 0);
     return 0;
 }
 
@@ -232,18 +249,25 @@ static int ask_image(struct cp_engine *e, const char *image_id, char **host_out,
     cp_debug("no npm here: asking the npm of image %.19s in a one-shot box", image_id);
     if (cp_box_create(e, spec, name, &id, err) < 0)
         return cp_error_wrap(err, "asking the work image's npm");
-    int r = cp_box_start(e, id, err);
+    cleanup_close int fd = -1;
+    cleanup_buf struct cp_buf early = {0};
+    cleanup_free char *host = NULL;
+    int r = oneshot_attach(e, id, &fd, &early, err);
+    if (r == 0)
+        r = cp_box_start(e, id, err);
+    if (r == 0)
+        r = oneshot_read(fd, &early, &host, err);
     if (r == 0)
         r = cp_box_wait(e, id, &status, err);
-    if (r == 0 && status == 0) {
-        r = oneshot_output(e, id, host_out, err);
-        /* npm that ran well always names a registry: an empty log is the engine's, not the
+    if (r == 0 && status == 0 && host == NULL)
+        /* npm that ran well always names a registry: no address is the engine's loss, not the
          * image's answer, and must not be cached as "no npm" for the image's life. */
-        if (r == 0 && *host_out == NULL)
-            r = cp_error_make(err, CP_ERR_FAILED, 0,
-                              "the image's npm ran, but its answer did not reach us");
-    } else if (r == 0 && status != 127) /* 127: no npm in the image, an answer too */
+        r = cp_error_make(err, CP_ERR_FAILED, 0,
+                          "the image's npm ran, but its answer did not reach us");
+    else if (r == 0 && status != 0 && status != 127) /* 127: no npm in the image, an answer too */
         r = cp_error_make(err, CP_ERR_FAILED, 0, "the image's npm exited with %d", status);
+    if (r == 0 && status == 0)
+        *host_out = steal_pointer(&host);
     cleanup_error cp_error_t rm_err = NULL;
     if (cp_box_remove(e, id, &rm_err) < 0)
         cp_debug("%s", rm_err->msg);
