@@ -109,6 +109,8 @@ static char *box_network(const struct cp_container_state *s, const struct cp_run
 static void build_spec(struct cp_container_state *s, const struct cp_run_request *req)
 {
     cleanup_free char *network = box_network(s, req);
+    cleanup_free char *git_layer =
+        s->gated && s->git.dir != NULL ? cp_layer_git_volume(s->name) : NULL;
     struct cp_box_spec spec = {
         .image = s->image,
         .argv = req->argv,
@@ -132,14 +134,13 @@ static void build_spec(struct cp_container_state *s, const struct cp_run_request
         .labels = s->labels,
         .layer = s->gated ? s->layer_volume : NULL,
         .git_dir = s->git.dir,
-        .git_layer = s->gated && s->git.dir != NULL ? cp_layer_git_volume(s->name) : NULL,
+        .git_layer = git_layer,
         .ca_bundle = req->sealed ? s->seal.ca_bundle : NULL,
         .ca_paths = req->sealed ? s->seal.ca_paths : NULL,
         .cache = s->cache.volume,
     };
     cp_debug("network %s", spec.network != NULL ? spec.network : "(the engine's default)");
     s->spec = cp_box_spec_json(&spec);
-    free((char *)spec.git_layer);
     /* A warm box serves only while its sidecar is the one it was made to use. */
     cleanup_free char *made_from =
         xasprintf("%s %s%s", s->image_id, req->sealed ? s->seal.sidecar.id : "unsealed",

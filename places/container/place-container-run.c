@@ -179,7 +179,7 @@ static int get_box(struct cp_container_state *s, bool *warm_out, char **id_out, 
         cp_test_hold("CONCH_TEST_HOLD_LAYER");
     if (cp_box_create(s->engine, s->spec, s->name, id_out, err) < 0)
         return cp_error_wrap(err, "making the box");
-    if (s->gated && cp_layer_check(s->engine, s->name, err) < 0)
+    if (s->gated && cp_layer_check(s->engine, s->name, s->layer.git_dir != NULL, err) < 0)
         return cp_error_code(err);
     cp_debug("made");
     return check_limits(s, *id_out, err);

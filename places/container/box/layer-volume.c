@@ -129,14 +129,12 @@ static int check_volume(struct cp_engine *e, const char *id, const char *name, c
     return cp_error_code(err);
 }
 
-int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err)
+int cp_layer_check(struct cp_engine *e, const char *id, bool git_layer, cp_error_t *err)
 {
     cleanup_free char *name = cp_layer_volume(id);
     if (check_volume(e, id, name, err) < 0)
         return cp_error_code(err);
-    cleanup_held_run struct cp_held_run r = {0};
-    cleanup_error cp_error_t lerr = NULL;
-    if (cp_held_load(id, &r, &lerr) < 0 || r.git_dir == NULL)
+    if (!git_layer)
         return 0;
     cleanup_free char *git = cp_layer_git_volume(id);
     return check_volume(e, id, git, err);

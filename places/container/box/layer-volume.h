@@ -23,9 +23,9 @@ int cp_layer_make(struct cp_engine *e, const char *workdir, const char *id, char
                   cp_error_t *err);
 
 /* Whether the layer volumes the box named id mounts are still the ones cp_layer_make made
- * (their labels); called once the box is made, since the engine makes an empty volume for a
- * name it does not find. */
-int cp_layer_check(struct cp_engine *e, const char *id, cp_error_t *err);
+ * (their labels; git_layer: it mounts its git folder's too, as the caller made it); called once
+ * the box is made, since the engine makes an empty volume for a name it does not find. */
+int cp_layer_check(struct cp_engine *e, const char *id, bool git_layer, cp_error_t *err);
 
 /* After its box is gone: removes the layer's volume, then its folder unless it is held. */
 void cp_layer_drop(struct cp_engine *e, const char *id);

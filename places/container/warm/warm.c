@@ -107,7 +107,7 @@ static int make_one(struct cp_engine *e, const struct cp_warm_refill *r,
     /* A box without its limits is kept warm only where the person accepts that; the run that
      * claims it reads them back again and says so (place-container-run.c). */
     if (cp_box_create(e, next->spec, next->name, &id, err) < 0 ||
-        (r->workdir != NULL && cp_layer_check(e, next->name, err) < 0) ||
+        (r->workdir != NULL && cp_layer_check(e, next->name, r->git != NULL, err) < 0) ||
         cp_box_limits_missing(e, id, next->spec, &missing, err) < 0 ||
         (missing != NULL && !r->limits_may_miss &&
          cp_error_make(err, CP_ERR_FAILED, 0, "no %s limits", missing) < 0) ||
