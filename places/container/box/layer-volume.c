@@ -16,8 +16,8 @@
 #include "src/base/util.h"
 
 #define LAYER_LABEL "conch.layer"
-/* The CONCH_HOME whose workplaces hold the layer's folder (cp_home_mark): a sweep takes only its
- * own home's volumes, since another home's folders are not where this one looks for them. */
+/* The CONCH_HOME whose workplaces hold the layer's folder (cp_home_mark): a box's check knows its
+ * own home's volume by it. The sweep goes by the volume's folder, whichever home made it. */
 #define HOME_LABEL "conch.layer.home"
 /* A warm box is claimed within 240 s of its making and leaves by 300 s (warm.c): its layer is
  * no one's after this. */
@@ -172,15 +172,35 @@ void cp_layer_drop(struct cp_engine *e, const char *id)
     cp_held_run_dispose(&r);
 }
 
-static bool layer_dir_exists(const char *id)
+/* The folder one of our volumes stands on, from its options: a layer's run folder (its lowerdir
+ * is RUN/lower or RUN/git-lower, a link to what it covers), a cache's bound folder (its device).
+ * NULL when the options say neither. */
+static char *backing_folder(json_object *v)
 {
-    cleanup_free char *wp = NULL;
-    cleanup_error cp_error_t err = NULL;
-    if (cp_workplaces_dir(&wp, &err) < 0)
-        return true; /* not known: kept */
-    cleanup_free char *dir = xasprintf("%s/layers/%s", wp, id);
+    json_object *opts = NULL;
+    if (!json_object_object_get_ex(v, "Options", &opts))
+        return NULL;
+    const char *o = cp_json_str(opts, "o"), *device = cp_json_str(opts, "device");
+    if (o != NULL && strcmp(o, "bind") == 0)
+        return device != NULL && device[0] == '/' ? xstrdup(device) : NULL;
+    const char *lower = o != NULL ? strstr(o, "lowerdir=") : NULL;
+    if (lower == NULL)
+        return NULL;
+    lower += strlen("lowerdir=");
+    cleanup_free char *dir = strndup(lower, strcspn(lower, ","));
+    char *slash = dir != NULL ? strrchr(dir, '/') : NULL;
+    if (slash == NULL || dir[0] != '/' ||
+        (strcmp(slash, "/lower") != 0 && strcmp(slash, "/git-lower") != 0))
+        return NULL;
+    *slash = '\0';
+    return steal_pointer(&dir);
+}
+
+/* Whether the folder is known to be gone: one we cannot look at (another person's) stays. */
+static bool folder_gone(const char *dir)
+{
     struct stat st;
-    return lstat(dir, &st) == 0;
+    return dir != NULL && lstat(dir, &st) < 0 && errno == ENOENT;
 }
 
 /* Warm layers past their box's life are dropped: nothing was written in them. */
@@ -200,15 +220,14 @@ static void drop_stale_warm(void)
     cp_held_list_free(v, n);
 }
 
+/* Every volume of ours whose folder is gone serves no box: a layer's once it landed or was
+ * dropped, and any volume of a CONCH_HOME removed with its runs (a test's scratch home, a reset),
+ * which that home's own sweep will never come to. Each engine keeps a volume until told (Podman
+ * gives each a lock of its 2,048), so they are swept by every home, by their folders alone. */
 void cp_layer_sweep(struct cp_engine *e)
 {
     drop_stale_warm();
-    cleanup_free char *mark = cp_home_mark();
-    if (mark == NULL)
-        return;
-    cleanup_free char *query =
-        xasprintf("{\"label\":[\"" LAYER_LABEL "\",\"" HOME_LABEL "=%s\"]}", mark);
-    cleanup_free char *filter = cp_engine_escape(query);
+    cleanup_free char *filter = cp_engine_escape("{\"label\":[\"conch.work=1\"]}");
     cleanup_free char *path = xasprintf("/volumes?filters=%s", filter);
     cleanup_json json_object *reply = NULL;
     cleanup_error cp_error_t err = NULL;
@@ -219,14 +238,9 @@ void cp_layer_sweep(struct cp_engine *e)
         !json_object_is_type(vols, json_type_array))
         return;
     for (size_t i = 0; i < json_object_array_length(vols); i++) {
-        json_object *v = json_object_array_get_idx(vols, i), *labels = NULL, *id = NULL;
-        if (!json_object_object_get_ex(v, "Labels", &labels) ||
-            !json_object_object_get_ex(labels, LAYER_LABEL, &id) ||
-            cp_json_str(labels, HOME_LABEL) == NULL ||
-            strcmp(cp_json_str(labels, HOME_LABEL), mark) != 0)
-            continue;
-        /* Its folder is gone once it landed or was dropped: the volume serves no box. */
-        if (!layer_dir_exists(json_object_get_string(id)) && cp_json_str(v, "Name") != NULL)
+        json_object *v = json_object_array_get_idx(vols, i);
+        cleanup_free char *dir = backing_folder(v);
+        if (folder_gone(dir) && cp_json_str(v, "Name") != NULL)
             remove_volume(e, cp_json_str(v, "Name"));
     }
 }
