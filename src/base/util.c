@@ -161,20 +161,46 @@ void cp_free_secret(char *s)
 
 /* Double fork: the grandchild belongs to nobody's terminal, holds none of the run's output
  * open, and outlives the run; the caller waits only for the short-lived child. */
-int cp_detach(void)
+static void close_link(int link[2])
 {
+    for (int i = 0; i < 2; i++)
+        if (link[i] >= 0)
+            close(link[i]);
+}
+
+int cp_detach(pid_t *started)
+{
+    int link[2] = {-1, -1};
+    if (started != NULL && pipe2(link, O_CLOEXEC) < 0)
+        return -1;
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        int e = errno;
+        close_link(link);
+        errno = e;
         return -1;
+    }
     if (pid > 0) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
+        if (started != NULL) {
+            close(link[1]);
+            if (cp_read_full(link[0], started, sizeof *started, -1) < 0)
+                *started = -1;
+            close(link[0]);
+        }
         return 1;
     }
     setsid();
-    if (fork() != 0)
+    pid_t grandchild = fork();
+    if (grandchild != 0) {
+        /* The caller is told which process it was (-1: none), so it can watch it leave. */
+        if (link[1] >= 0)
+            (void)!write(link[1], &grandchild, sizeof grandchild);
         _exit(0);
+    }
+    close_link(link);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null >= 0) {
         dup2(null, STDIN_FILENO);

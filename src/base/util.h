@@ -57,8 +57,9 @@ int cp_write_all(int fd, const void *buf, size_t len);
 
 /* Forks a detached process for work that outlives the run (a box removed, the next one made):
  * 0 in it (stdio on /dev/null; it must _exit), 1 in the caller once it is on its way, -1 when
- * no process could be made. */
-int cp_detach(void);
+ * no process could be made. With started, the caller learns the detached process's id (-1 when
+ * it could not be made), to watch it leave. */
+int cp_detach(pid_t *started);
 /* Reads exactly len bytes, waiting at most wait_ms (-1: forever) for each piece; -1 on end of
  * file, an error or the wait running out. */
 int cp_read_full(int fd, void *buf, size_t len, int wait_ms);

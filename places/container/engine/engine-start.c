@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,12 +96,88 @@ static bool answers(const char *socket, struct cp_engine **out)
     return cp_engine_open(socket, out, &err) == 0;
 }
 
-static int wait_up(const char *socket, const char *log, struct cp_engine **out, cp_error_t *err)
+/* The size of the service's log before this start, so its words about this start are told
+ * apart from an earlier one's. */
+static off_t log_size(const char *log)
 {
+    struct stat st;
+    return log != NULL && stat(log, &st) == 0 ? st.st_size : 0;
+}
+
+/* A logfmt value that starts with a quote, unquoted (\" and \\ as Go's %q writes them). */
+static char *quoted_value(const char *q)
+{
+    char *out = xmalloc(strlen(q) + 1), *o = out;
+    for (q++; *q != '\0' && *q != '"'; q++) {
+        if (*q == '\\' && q[1] != '\0')
+            q++;
+        *o++ = *q;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The message of the last error line the service wrote since from: Podman's logrus lines
+ * (level=error msg="...") or its "Error: ..." line; NULL when it wrote none. */
+static char *last_error(const char *log, off_t from)
+{
+    cleanup_fclose FILE *f = log != NULL ? fopen(log, "re") : NULL;
+    if (f == NULL || fseeko(f, from, SEEK_SET) < 0)
+        return NULL;
+    char *found = NULL;
+    char line[2048];
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        const char *msg = NULL;
+        if (strstr(line, "level=error") != NULL || strstr(line, "level=fatal") != NULL)
+            msg = strstr(line, "msg=\"");
+        if (msg != NULL) {
+            free(found);
+            found = quoted_value(msg + 4);
+        } else if (strncmp(line, "Error: ", 7) == 0) {
+            free(found);
+            found = xstrdup(line + 7);
+        }
+    }
+    return found;
+}
+
+static int said_stopped(const char *log, off_t from, cp_error_t *err)
+{
+    cleanup_free char *words = last_error(log, from);
+    cp_error_make(err, CP_ERR_UNREACHABLE, 0,
+                  "started Podman's API service for you, but it stopped at once%s%s",
+                  words != NULL ? ": " : "", words != NULL ? words : "");
+    if (words != NULL && strstr(words, "system migrate") != NULL)
+        return cp_error_hint(err,
+                             "Podman's own record says boxes are running whose processes are "
+                             "gone (killed, not stopped, on a machine that kept its runtime "
+                             "folder). 'podman system migrate' resets that record; then run "
+                             "again."),
+               CP_ERR_UNREACHABLE;
+    cp_error_hint(err,
+                  "Its own words are in %s; 'conch-place doctor' names the step rootless "
+                  "Podman still needs (a subuid range, newuidmap, a runtime folder).",
+                  log != NULL ? log : "its log");
+    return CP_ERR_UNREACHABLE;
+}
+
+/* Waits for the socket to answer, or for the service to leave, whichever comes first: a
+ * service that stopped at once says why now, not after the whole wait. */
+static int wait_up(const char *socket, pid_t service, const char *log, off_t from,
+                   struct cp_engine **out, cp_error_t *err)
+{
+    cleanup_close int gone = service > 0 ? pidfd_open(service, 0) : -1;
+    if (service > 0 && gone < 0 && errno == ESRCH)
+        return said_stopped(log, from, err);
     for (int waited = 0; waited < ENGINE_WAIT_MS; waited += ENGINE_POLL_MS) {
         if (answers(socket, out))
             return 0;
-        poll(NULL, 0, ENGINE_POLL_MS);
+        struct pollfd p = {.fd = gone, .events = POLLIN};
+        if (poll(&p, gone >= 0 ? 1 : 0, ENGINE_POLL_MS) > 0 && !answers(socket, out))
+            return said_stopped(log, from, err);
+        if (*out != NULL)
+            return 0;
     }
     cp_error_make(err, CP_ERR_UNREACHABLE, 0,
                   "started Podman's API service for you on %s, but it did not answer within %d s",
@@ -131,12 +208,14 @@ int cp_engine_start_rootless(struct cp_engine **out, cp_error_t *err)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot make %s", dir);
     unlink(socket); /* a socket left by a service that has left */
     cleanup_free char *log = log_path();
-    int r = cp_detach();
+    off_t from = log_size(log);
+    pid_t service = -1;
+    int r = cp_detach(&service);
     if (r < 0)
         return cp_error_make(err, CP_ERR_FAILED, errno, "cannot start Podman's API service");
     if (r == 0)
         exec_service(podman, socket, log);
-    if (wait_up(socket, log, out, err) < 0)
+    if (wait_up(socket, service, log, from, out, err) < 0)
         return cp_error_code(err);
     (*out)->started = true;
     cp_debug("started Podman's API service on %s (it leaves after %s idle seconds)", socket,
