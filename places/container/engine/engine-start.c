@@ -149,16 +149,14 @@ static int said_stopped(const char *log, off_t from, cp_error_t *err)
                   "started Podman's API service for you, but it stopped at once%s%s",
                   words != NULL ? ": " : "", words != NULL ? words : "");
     if (words != NULL && strstr(words, "system migrate") != NULL)
-        return cp_error_hint(err,
-                             "Podman's own record says boxes are running whose processes are "
-                             "gone (killed, not stopped, on a machine that kept its runtime "
-                             "folder). 'podman system migrate' resets that record; then run "
-                             "again."),
-               CP_ERR_UNREACHABLE;
-    cp_error_hint(err,
-                  "Its own words are in %s; 'conch-place doctor' names the step rootless "
-                  "Podman still needs (a subuid range, newuidmap, a runtime folder).",
-                  log != NULL ? log : "its log");
+        cp_error_hint(err, "Podman's own record says boxes are running whose processes are gone "
+                           "(killed, not stopped, on a machine that kept its runtime folder). "
+                           "'podman system migrate' resets that record; then run again.");
+    else
+        cp_error_hint(err,
+                      "Its own words are in %s; 'conch-place doctor' names the step rootless "
+                      "Podman still needs (a subuid range, newuidmap, a runtime folder).",
+                      log != NULL ? log : "its log");
     return CP_ERR_UNREACHABLE;
 }
 
