@@ -99,6 +99,11 @@ static void test_box_spec__sealed__every_row_of_the_seal(void **state)
     cleanup_json json_object *j = spec_json(true, false);
     assert_seal_rows(j);
     assert_non_null(strstr(cp_json_str(get(j, "HostConfig.Tmpfs"), "/tmp"), "size=2g"));
+    /* The box's /run and /var/tmp are its own to write, bounded; not the helpers' empty ones. */
+    assert_string_equal(cp_json_str(get(j, "HostConfig.Tmpfs"), "/run"),
+                        "rw,nosuid,nodev,size=16m");
+    assert_string_equal(cp_json_str(get(j, "HostConfig.Tmpfs"), "/var/tmp"),
+                        "rw,nosuid,nodev,size=64m");
     assert_int_equal(json_object_get_int64(get(j, "HostConfig.PidsLimit")), 512);
     assert_int_equal(json_object_get_int64(get(j, "HostConfig.Memory")), 4LL << 30);
     assert_int_equal(json_object_get_int64(get(j, "HostConfig.MemorySwap")), 4LL << 30);
@@ -136,7 +141,19 @@ static void test_sealed_body__helper_options__seal_rows_still_there(void **state
     assert_string_equal(cp_json_str(get(j, "HostConfig.LogConfig"), "Type"), "none");
     assert_string_equal(cp_json_str(j, "User"), "65534:65534");
     assert_null(get(j, "HostConfig.Init"));
-    assert_null(get(j, "HostConfig.Tmpfs"));
+    /* Nothing writable: an empty read-only tmpfs where Podman would mount a writable one. */
+    json_object *t = get(j, "HostConfig.Tmpfs");
+    for (const char *const *d = (const char *const[]){"/tmp", "/run", "/var/tmp", NULL}; *d; d++) {
+        assert_non_null(strstr(cp_json_str(t, *d), "ro,"));
+        assert_null(strstr(cp_json_str(t, *d), "notmpcopyup")); /* Docker refuses it */
+    }
+    o.tmpfs_copies_up = true;
+    o.tmp = "rw,size=64m";
+    cleanup_json json_object *p = cp_sealed_create_body(&o);
+    t = get(p, "HostConfig.Tmpfs");
+    assert_string_equal(cp_json_str(t, "/tmp"), "rw,size=64m");
+    assert_non_null(strstr(cp_json_str(t, "/run"), "ro,"));
+    assert_non_null(strstr(cp_json_str(t, "/var/tmp"), "notmpcopyup"));
 }
 
 /* A kind read back from a job gets its kind's quirks; Docker's are all false. */

@@ -87,9 +87,8 @@ static json_object *mounts(const struct cp_box_spec *s)
     return a;
 }
 
-/* Podman adds unbounded writable tmpfs on /var/tmp and /run to read-only boxes unless
- * something is mounted there; bounding them ourselves keeps both engines alike. Added to the
- * seal's tmpfs on /tmp (cp_sealed_create_body). */
+/* The command's box writes in /var/tmp and /run as programs expect, within bounds: these take
+ * the place of the seal's empty read-only ones there (cp_sealed_create_body), beside its /tmp. */
 static void tmpfs(json_object *t, const struct cp_box_spec *s)
 {
     json_object_object_add(t, "/var/tmp", json_object_new_string("rw,nosuid,nodev,size=64m"));
@@ -173,6 +172,7 @@ json_object *cp_box_spec_json(const struct cp_box_spec *s)
         .cpus = s->cpus,
         .init = true,
         .tmp = "rw,exec,nosuid,nodev,size=2g,mode=1777",
+        .tmpfs_copies_up = s->tmpfs_copies_up,
     };
     network(&o, s);
     json_object *c = cp_sealed_create_body(&o);

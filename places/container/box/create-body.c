@@ -70,17 +70,30 @@ static void add_limits(json_object *h, const struct cp_sealed_body_opts *o)
     json_object_object_add(h, "NanoCpus", json_object_new_int64(o->cpus * 1000000000LL));
 }
 
+/* A read-only root leaves nothing writable but what the body gives. Podman mounts a writable
+ * tmpfs on /tmp, /run and /var/tmp of a box with a read-only root unless something is mounted
+ * there (its read_only_tmpfs, on by default), bounded by nothing but the box's memory; Docker
+ * mounts none. An empty read-only tmpfs on each one the body does not give keeps the two
+ * engines alike and the helpers' roots read-only; Podman is told not to copy the image's files
+ * into it (notmpcopyup), which Docker does not know and refuses. */
+static json_object *scratch(const struct cp_sealed_body_opts *o)
+{
+    const char *none = o->tmpfs_copies_up ? "ro,nosuid,nodev,noexec,size=4k,mode=0555,notmpcopyup"
+                                          : "ro,nosuid,nodev,noexec,size=4k,mode=0555";
+    json_object *t = json_object_new_object();
+    json_object_object_add(t, "/tmp", json_object_new_string(o->tmp != NULL ? o->tmp : none));
+    json_object_object_add(t, "/run", json_object_new_string(none));
+    json_object_object_add(t, "/var/tmp", json_object_new_string(none));
+    return t;
+}
+
 static json_object *host_config(const struct cp_sealed_body_opts *o)
 {
     json_object *h = json_object_new_object();
     json_object_object_add(h, "CapDrop", cp_body_strv((char *[]){"ALL", NULL}));
     json_object_object_add(h, "SecurityOpt", cp_body_strv((char *[]){"no-new-privileges", NULL}));
     json_object_object_add(h, "ReadonlyRootfs", json_object_new_boolean(1));
-    if (o->tmp != NULL) {
-        json_object *t = json_object_new_object();
-        json_object_object_add(t, "/tmp", json_object_new_string(o->tmp));
-        json_object_object_add(h, "Tmpfs", t);
-    }
+    json_object_object_add(h, "Tmpfs", scratch(o));
     add_limits(h, o);
     /* Said only when wanted: an engine may be set to give every box an init. */
     if (o->init)

@@ -18,7 +18,8 @@ struct cp_sealed_body_opts {
     long long memory;        /* bytes, swap included */
     long cpus;               /* whole CPUs */
     bool init;               /* an init as PID 1, which reaps and passes signals on */
-    const char *tmp;         /* /tmp's tmpfs options; NULL: none (read-only) */
+    const char *tmp;         /* /tmp's tmpfs options; NULL: an empty read-only one */
+    bool tmpfs_copies_up;    /* the engine's quirk: a tmpfs is told not to copy the image's */
     bool auto_remove;        /* the engine removes it when it exits */
     bool keep_log;           /* the engine's log driver as it is set; else none */
     const char *network;     /* NetworkMode; NULL: the engine's default */
@@ -27,7 +28,8 @@ struct cp_sealed_body_opts {
 };
 
 /* The POST /containers/create body: the seal's rows (no capability, no new privileges, a
- * read-only root, the limits, the user, no log unless kept) and the options above. The
+ * read-only root with empty read-only /run and /var/tmp, the limits, the user, no log unless
+ * kept) and the options above. The
  * caller's; it adds its own members to it and to cp_sealed_host_config's object. */
 json_object *cp_sealed_create_body(const struct cp_sealed_body_opts *o);
 

@@ -171,7 +171,7 @@ const char *cp_npm_default_host(void)
 /* The one-shot box: the same npm question, sealed tighter than a work box (no network at all,
  * nothing of the person's mounted, nobody's uid), from the seal's body (create-body.c). It stays
  * once ended, so its status can be read. */
-static json_object *oneshot_spec(const char *image_id)
+static json_object *oneshot_spec(const struct cp_engine *e, const char *image_id)
 {
     /* 127 tells an image without npm from a failure: both engines fail the start otherwise. */
     static char *const cmd[] = {
@@ -191,6 +191,7 @@ static json_object *oneshot_spec(const char *image_id)
         .memory = 512LL << 20,
         .cpus = cp_sealed_cpus(),
         .tmp = "rw,nosuid,nodev,size=64m",
+        .tmpfs_copies_up = e->quirks.tmpfs_copies_up,
         .keep_log = true,
         .network = "none",
     };
@@ -243,7 +244,7 @@ static int oneshot_read(int fd, struct cp_buf *early, char **host_out, cp_error_
 
 static int ask_image(struct cp_engine *e, const char *image_id, char **host_out, cp_error_t *err)
 {
-    cleanup_json json_object *spec = oneshot_spec(image_id);
+    cleanup_json json_object *spec = oneshot_spec(e, image_id);
     cleanup_free char *name = cp_box_name(), *id = NULL;
     int status = -1;
     cp_debug("no npm here: asking the npm of image %.19s in a one-shot box", image_id);

@@ -23,7 +23,8 @@
 
 /* The seal's body (create-body.c) on the folder's sealed network, nobody's uid, owner labels so
  * that a crash's probe box is swept like any leftover box; kept after it exits, for its status. */
-static json_object *probe_body(const char *image, const char *network, char *const *args)
+static json_object *probe_body(const struct cp_engine *e, const char *image, const char *network,
+                               char *const *args)
 {
     cleanup_strv char **owner = cp_box_owner_labels();
     struct cp_sealed_body_opts o = {
@@ -37,6 +38,7 @@ static json_object *probe_body(const char *image, const char *network, char *con
         .cpus = 1,
         .network = network,
         .no_ipv6 = true,
+        .tmpfs_copies_up = e->quirks.tmpfs_copies_up,
     };
     return cp_sealed_create_body(&o);
 }
@@ -44,7 +46,7 @@ static json_object *probe_body(const char *image, const char *network, char *con
 static int probe_box(struct cp_engine *e, const char *image, const char *network, char *const *args,
                      int *status_out, cp_error_t *err)
 {
-    cleanup_json json_object *body = probe_body(image, network, args);
+    cleanup_json json_object *body = probe_body(e, image, network, args);
     cleanup_free char *name = cp_box_name(), *id = NULL;
     if (cp_box_create(e, body, name, &id, err) < 0)
         return cp_error_wrap(err, "making a probe box on %s", network);

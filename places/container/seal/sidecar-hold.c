@@ -82,8 +82,8 @@ void cp_sidecar_holder_remove(struct cp_engine *e, const char *sidecar)
 
 /* The seal's body (create-body.c) on the sealed network as a box's: boxes that join inherit the
  * namespace as made. Its own rows: the sidecar's PID namespace, its command, its labels. */
-static json_object *hold_body(const char *image, const struct cp_sidecar_names *n,
-                              const struct cp_sidecar *s)
+static json_object *hold_body(const struct cp_engine *e, const char *image,
+                              const struct cp_sidecar_names *n, const struct cp_sidecar *s)
 {
     json_object *labels = json_object_new_object();
     json_object_object_add(labels, CP_HOLD_LABEL, json_object_new_string("1"));
@@ -103,6 +103,7 @@ static json_object *hold_body(const char *image, const struct cp_sidecar_names *
         .network = s->name,
         .no_ipv6 = true,
         .resolver = s->ip,
+        .tmpfs_copies_up = e->quirks.tmpfs_copies_up,
     };
     json_object *c = cp_sealed_create_body(&o);
     json_object_object_add(cp_sealed_host_config(c), "PidMode",
@@ -138,7 +139,7 @@ static int find_holder(struct cp_engine *e, const char *name, struct cp_sidecar 
 static int make_holder(struct cp_engine *e, const char *image, const struct cp_sidecar_names *n,
                        const char *name, const struct cp_sidecar *s, cp_error_t *err)
 {
-    cleanup_json json_object *body = hold_body(image, n, s);
+    cleanup_json json_object *body = hold_body(e, image, n, s);
     cleanup_free char *idc = NULL;
     int made = cp_box_create_once(e, body, name, "the network holder", &idc, err);
     if (made <= 0)

@@ -86,6 +86,7 @@ static json_object *sidecar_body(const struct cp_engine *e, const struct cp_side
         .auto_remove = true,
         .keep_log = true,
         .network = "bridge",
+        .tmpfs_copies_up = e->quirks.tmpfs_copies_up,
     };
     json_object *c = cp_sealed_create_body(&o);
     if (!e->quirks.own_log_driver)
