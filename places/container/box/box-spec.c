@@ -115,12 +115,18 @@ static void host_config(json_object *h, const struct cp_box_spec *s)
 /* git in a box seen through the layer makes no automatic maintenance: a gc there would pack
  * the folder's objects again into a pack the gate must check and land, and its pruning of loose
  * objects never lands (nothing under objects/ is deleted here), so each such commit would cost
- * a whole repack for nothing. This computer's git keeps its own maintenance. Command-line
- * scope, which the command's own GIT_CONFIG_COUNT replaces. */
+ * a whole repack for nothing. This computer's git keeps its own maintenance. Nor does it flush
+ * what it writes (core.fsync=none): the layer is not where the work is kept, the gate's landing
+ * is, and it flushes its copy here before a ref moves. git's default flushes each pack it
+ * writes (a fetch's, a clone's) and its index to the disk, which the landing then writes again;
+ * unflushed, a layer removed after its landing may never write it at all. A commit's loose
+ * objects, index and refs git does not flush by default (strace: none). Command-line scope,
+ * which the command's own GIT_CONFIG_COUNT replaces. */
 static const char *const git_env[] = {
-    "GIT_CONFIG_COUNT=2",       "GIT_CONFIG_KEY_0=maintenance.auto",
+    "GIT_CONFIG_COUNT=3",       "GIT_CONFIG_KEY_0=maintenance.auto",
     "GIT_CONFIG_VALUE_0=false", "GIT_CONFIG_KEY_1=gc.auto",
-    "GIT_CONFIG_VALUE_1=0",     NULL,
+    "GIT_CONFIG_VALUE_1=0",     "GIT_CONFIG_KEY_2=core.fsync",
+    "GIT_CONFIG_VALUE_2=none",  NULL,
 };
 
 static json_object *environment(const struct cp_box_spec *s)
