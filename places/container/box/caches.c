@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "places/container/box/caches.h"
+#include "places/container/box/create-body.h"
 #include "src/base/digest.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
@@ -121,24 +122,14 @@ static int make_tree(const char *dir, cp_error_t *err)
     return 0;
 }
 
+/* Our folder bound (the local driver's bind), labelled with its work folder's key and home. */
 static json_object *volume_body(const char *name, const char *dir, const char *folder,
                                 const char *home_mark)
 {
-    json_object *b = json_object_new_object();
-    json_object_object_add(b, "Name", json_object_new_string(name));
-    json_object_object_add(b, "Driver", json_object_new_string("local"));
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "type", json_object_new_string("none"));
-    json_object_object_add(o, "o", json_object_new_string("bind"));
-    json_object_object_add(o, "device", json_object_new_string(dir));
-    json_object_object_add(b, "DriverOpts", o);
-    json_object *l = json_object_new_object();
     cleanup_free char *key = cp_folder_key(folder);
-    json_object_object_add(l, "conch.work", json_object_new_string("1"));
-    json_object_object_add(l, "conch.cache", json_object_new_string(key));
-    json_object_object_add(l, HOME_LABEL, json_object_new_string(home_mark));
-    json_object_object_add(b, "Labels", l);
-    return b;
+    cleanup_free char *cache = xasprintf("conch.cache=%s", key);
+    cleanup_free char *home = xasprintf("%s=%s", HOME_LABEL, home_mark);
+    return cp_local_volume_body(name, "none", dir, "bind", (char *[]){cache, home, NULL});
 }
 
 /* The volume as it is on the engine must bind our folder; else it is made now. */

@@ -31,6 +31,21 @@ json_object *cp_body_work_labels(char *const *more)
     return o;
 }
 
+json_object *cp_local_volume_body(const char *name, const char *type, const char *device,
+                                  const char *options, char *const *labels)
+{
+    json_object *b = json_object_new_object();
+    json_object_object_add(b, "Name", json_object_new_string(name));
+    json_object_object_add(b, "Driver", json_object_new_string("local"));
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "type", json_object_new_string(type));
+    json_object_object_add(o, "device", json_object_new_string(device));
+    json_object_object_add(o, "o", json_object_new_string(options));
+    json_object_object_add(b, "DriverOpts", o);
+    json_object_object_add(b, "Labels", cp_body_work_labels(labels));
+    return b;
+}
+
 long cp_sealed_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

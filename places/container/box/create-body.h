@@ -43,6 +43,11 @@ json_object *cp_body_strv(char *const *v);
  * leftovers know a box as ours; the caller's. */
 json_object *cp_body_work_labels(char *const *more);
 
+/* A POST /volumes/create body for the engine's local driver (a mount of type with device and
+ * options), labelled as ours like a box (cp_body_work_labels); the caller's. */
+json_object *cp_local_volume_body(const char *name, const char *type, const char *device,
+                                  const char *options, char *const *labels);
+
 /* min(2, this computer's CPUs): a work box's CPU bound. */
 long cp_sealed_cpus(void);
 

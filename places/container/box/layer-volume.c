@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "places/container/box/create-body.h"
 #include "places/container/box/layer-volume.h"
 #include "src/base/json.h"
 #include "src/base/log.h"
@@ -33,23 +34,13 @@ char *cp_layer_git_volume(const char *id)
     return xasprintf("%s-gitlayer", id);
 }
 
+/* The run's layer as an overlay mount, labelled with its run and home. */
 static json_object *volume_body(const char *name, const char *id, const char *mark,
                                 const char *options)
 {
-    json_object *b = json_object_new_object();
-    json_object_object_add(b, "Name", json_object_new_string(name));
-    json_object_object_add(b, "Driver", json_object_new_string("local"));
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "type", json_object_new_string("overlay"));
-    json_object_object_add(o, "device", json_object_new_string("overlay"));
-    json_object_object_add(o, "o", json_object_new_string(options));
-    json_object_object_add(b, "DriverOpts", o);
-    json_object *l = json_object_new_object();
-    json_object_object_add(l, "conch.work", json_object_new_string("1"));
-    json_object_object_add(l, LAYER_LABEL, json_object_new_string(id));
-    json_object_object_add(l, HOME_LABEL, json_object_new_string(mark));
-    json_object_object_add(b, "Labels", l);
-    return b;
+    cleanup_free char *layer = xasprintf("%s=%s", LAYER_LABEL, id);
+    cleanup_free char *home = xasprintf("%s=%s", HOME_LABEL, mark);
+    return cp_local_volume_body(name, "overlay", "overlay", options, (char *[]){layer, home, NULL});
 }
 
 static int make_volume(struct cp_engine *e, struct cp_held_run *r, bool git, cp_error_t *err)
