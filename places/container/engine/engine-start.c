@@ -142,6 +142,15 @@ static char *last_error(const char *log, off_t from)
     return found;
 }
 
+/* The step for a service that did not come up, where Podman said nothing we know. */
+static void hint_log(const char *log, cp_error_t *err)
+{
+    cp_error_hint(err,
+                  "Its own words are in %s; 'conch-place doctor' names the step rootless "
+                  "Podman still needs (a subuid range, newuidmap, a runtime folder).",
+                  log != NULL ? log : "its log");
+}
+
 static int said_stopped(const char *log, off_t from, cp_error_t *err)
 {
     cleanup_free char *words = last_error(log, from);
@@ -153,10 +162,7 @@ static int said_stopped(const char *log, off_t from, cp_error_t *err)
                            "(killed, not stopped, on a machine that kept its runtime folder). "
                            "'podman system migrate' resets that record; then run again.");
     else
-        cp_error_hint(err,
-                      "Its own words are in %s; 'conch-place doctor' names the step rootless "
-                      "Podman still needs (a subuid range, newuidmap, a runtime folder).",
-                      log != NULL ? log : "its log");
+        hint_log(log, err);
     return CP_ERR_UNREACHABLE;
 }
 
@@ -180,10 +186,7 @@ static int wait_up(const char *socket, pid_t service, const char *log, off_t fro
     cp_error_make(err, CP_ERR_UNREACHABLE, 0,
                   "started Podman's API service for you on %s, but it did not answer within %d s",
                   socket, ENGINE_WAIT_MS / 1000);
-    cp_error_hint(err,
-                  "Its own words are in %s; 'conch-place doctor' names the step rootless "
-                  "Podman still needs (a subuid range, newuidmap, a runtime folder).",
-                  log != NULL ? log : "its log");
+    hint_log(log, err);
     return CP_ERR_UNREACHABLE;
 }
 
